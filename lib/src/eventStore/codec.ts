@@ -1,0 +1,29 @@
+import type { Commit, NewEvent, RecordedEvent } from './port';
+
+/** The stored body of one commit. Short keys keep messages small; `v` is the event's schema version. */
+interface StoredEvent {
+  type: string;
+  v: number;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+export const encodeCommit = (events: NewEvent[]): string =>
+  JSON.stringify({
+    events: events.map((e): StoredEvent => ({ type: e.type, v: e.schemaVersion, at: e.occurredAt, data: e.data })),
+  });
+
+export const decodeCommit = (stream: string, sequence: number, commandId: string, body: string): Commit => {
+  const parsed = JSON.parse(body) as { events: StoredEvent[] };
+  const events = parsed.events.map(
+    (e): RecordedEvent => ({
+      type: e.type,
+      schemaVersion: e.v,
+      occurredAt: e.at,
+      data: e.data,
+      stream,
+      sequence,
+    }),
+  );
+  return { stream, sequence, commandId, events };
+};

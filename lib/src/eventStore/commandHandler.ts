@@ -1,0 +1,90 @@
+import { isVersionConflict, type EventStore, type NewEvent, type RecordedEvent } from './port';
+
+/** An aggregate as three pure functions, plus `upcast` that turns a stored event (any schema version) into the current shape. */
+export interface Decider<Command, Event extends NewEvent, State> {
+  decide(command: Command, state: State): Event[];
+  evolve(state: State, event: Event): State;
+  initialState(): State;
+  upcast(event: RecordedEvent): Event;
+}
+
+export interface Loaded<State> {
+  state: State;
+  version: number;
+}
+
+/**
+ * Remembers recently used aggregates so a command reads only the commits it has not seen. Always checked against
+ * the store's version first, so several replicas sharing one store stay correct.
+ */
+export class AggregateCache<State> {
+  private readonly entries = new Map<string, Loaded<State>>();
+  constructor(private readonly capacity = 10_000) {}
+
+  get(stream: string): Loaded<State> | undefined {
+    const entry = this.entries.get(stream);
+    if (entry) {
+      this.entries.delete(stream);
+      this.entries.set(stream, entry);
+    }
+    return entry;
+  }
+
+  set(stream: string, entry: Loaded<State>): void {
+    this.entries.delete(stream);
+    this.entries.set(stream, entry);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
+/** Loads an aggregate's current state: cached state plus the commits appended since. */
+export const loadAggregate = async <C, E extends NewEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  cache?: AggregateCache<S>,
+): Promise<Loaded<S>> => {
+  const cached = cache?.get(stream) ?? { state: decider.initialState(), version: 0 };
+  const commits = await store.readStream(stream, cached.version);
+  if (commits.length === 0) return cached;
+  let state = cached.state;
+  for (const commit of commits) for (const event of commit.events) state = decider.evolve(state, decider.upcast(event));
+  const loaded = { state, version: commits.at(-1)!.sequence };
+  cache?.set(stream, loaded);
+  return loaded;
+};
+
+export interface CommandHandlerOptions<S> {
+  commandId: string;
+  cache?: AggregateCache<S>;
+  /** How many times a version conflict is retried with fresh state (default 5). */
+  maxAttempts?: number;
+}
+
+/**
+ * The one command-handler shape: load -> decide -> append with the command id and the expected version ->
+ * on a version conflict only, load again and retry. Returns the state after the command.
+ */
+export const handleCommand = async <C, E extends NewEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  options: CommandHandlerOptions<S>,
+): Promise<Loaded<S> & { events: E[] }> => {
+  const maxAttempts = options.maxAttempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const { state, version } = await loadAggregate(store, decider, stream, options.cache);
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { state, version, events };
+    try {
+      const result = await store.append(stream, events, { expectedVersion: version, commandId: options.commandId });
+      if (result.duplicate) return { ...(await loadAggregate(store, decider, stream, options.cache)), events: [] };
+      const next = { state: events.reduce(decider.evolve, state), version: result.version };
+      options.cache?.set(stream, next);
+      return { ...next, events };
+    } catch (error) {
+      if (!isVersionConflict(error) || attempt >= maxAttempts) throw error;
+    }
+  }
+};

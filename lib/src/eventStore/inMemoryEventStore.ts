@@ -1,0 +1,116 @@
+import { decodeCommit, encodeCommit } from './codec';
+import {
+  assertStreamName,
+  ExpectedVersionConflictError,
+  matchesPattern,
+  type AppendOptions,
+  type AppendResult,
+  type Commit,
+  type Delivery,
+  type EventStore,
+  type NewEvent,
+  type ReadPage,
+  type SubscribeOptions,
+  type Subscription,
+} from './port';
+
+interface DurableState {
+  next: number;
+  unacked: Map<number, number>;
+}
+
+/**
+ * An event store in memory, for unit tests of handlers and for trying things out. Same contract as the JetStream
+ * adapter (one contract suite runs on both); nothing survives the process.
+ */
+export class InMemoryEventStore implements EventStore {
+  private readonly log: Commit[] = [];
+  private readonly seen = new Map<string, number>();
+  private readonly durables = new Map<string, DurableState>();
+  private readonly listeners = new Set<() => void>();
+
+  async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    assertStreamName(stream);
+    if (events.length === 0) throw new Error('a commit holds at least one event');
+    const duplicate = this.seen.get(options.commandId);
+    if (duplicate !== undefined) return { version: duplicate, duplicate: true };
+    const current = this.currentVersion(stream);
+    if (options.expectedVersion !== 'any' && options.expectedVersion !== current) {
+      throw new ExpectedVersionConflictError(stream, options.expectedVersion);
+    }
+    const sequence = this.log.length + 1;
+    this.log.push(decodeCommit(stream, sequence, options.commandId, encodeCommit(events)));
+    this.seen.set(options.commandId, sequence);
+    for (const wake of this.listeners) wake();
+    return { version: sequence, duplicate: false };
+  }
+
+  async version(stream: string): Promise<number> {
+    return this.currentVersion(stream);
+  }
+
+  private currentVersion(stream: string): number {
+    for (let i = this.log.length - 1; i >= 0; i--) if (matchesPattern(stream, this.log[i]!.stream)) return this.log[i]!.sequence;
+    return 0;
+  }
+
+  async readStream(stream: string, afterVersion = 0): Promise<Commit[]> {
+    return this.log.filter((c) => c.stream === stream && c.sequence > afterVersion);
+  }
+
+  async readPattern(pattern: string, fromSequence: number, limit: number): Promise<ReadPage> {
+    const matching = this.log.filter((c) => c.sequence >= fromSequence && matchesPattern(pattern, c.stream));
+    const commits = matching.slice(0, limit);
+    const last = commits.at(-1);
+    return { commits, nextSequence: matching.length > commits.length && last ? last.sequence + 1 : null };
+  }
+
+  async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
+    const from = Math.max(1, options.fromSequence ?? 1);
+    const state: DurableState = options.durableName
+      ? this.durables.get(options.durableName) ?? { next: from, unacked: new Map() }
+      : { next: from, unacked: new Map() };
+    if (options.durableName) this.durables.set(options.durableName, state);
+    const redeliver = [...state.unacked.keys()].sort((a, b) => a - b);
+    let closed = false;
+    let wake: () => void = () => undefined;
+    const listener = (): void => wake();
+    this.listeners.add(listener);
+    const deliver = (commit: Commit): Delivery => {
+      const count = (state.unacked.get(commit.sequence) ?? 0) + 1;
+      state.unacked.set(commit.sequence, count);
+      return {
+        commit,
+        deliveryCount: count,
+        ack: () => void state.unacked.delete(commit.sequence),
+        nak: () => redeliver.push(commit.sequence),
+      };
+    };
+    const log = this.log;
+    const listeners = this.listeners;
+    return {
+      async *[Symbol.asyncIterator]() {
+        while (!closed) {
+          const again = redeliver.shift();
+          if (again !== undefined) {
+            yield deliver(log[again - 1]!);
+            continue;
+          }
+          const next = log.slice(state.next - 1).find((c) => matchesPattern(pattern, c.stream));
+          if (next) {
+            state.next = next.sequence + 1;
+            yield deliver(next);
+            continue;
+          }
+          state.next = log.length + 1;
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+      },
+      close: async () => {
+        closed = true;
+        listeners.delete(listener);
+        wake();
+      },
+    };
+  }
+}

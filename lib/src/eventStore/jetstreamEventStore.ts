@@ -1,0 +1,208 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type Consumer,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { isAppError, unavailable } from '../errors';
+import type { NatsHandle } from '../nats';
+import { decodeCommit, encodeCommit } from './codec';
+import {
+  assertPattern,
+  assertStreamName,
+  ExpectedVersionConflictError,
+  type AppendOptions,
+  type AppendResult,
+  type Commit,
+  type Delivery,
+  type EventStore,
+  type NewEvent,
+  type ReadPage,
+  type SubscribeOptions,
+  type Subscription,
+} from './port';
+
+export interface JetStreamEventStoreOptions {
+  /** JetStream stream name (default `EVENTS`). */
+  streamName?: string;
+  /** Subject prefix (default `events`): stream `A.instance` is subject `events.A.instance`. */
+  subjectPrefix?: string;
+  /** How long a command id is remembered for idempotent retries (default 10 min). */
+  duplicateWindowMs?: number;
+}
+
+const CONFLICT_CODES = new Set<number>([
+  JetStreamApiCodes.StreamWrongLastSequence,
+  JetStreamApiCodes.StreamWrongLastSequenceUnknown,
+]);
+const READ_BATCH = 1_000;
+const READ_TIMEOUT_MS = 10_000;
+
+/**
+ * The event store on NATS JetStream: one stream, one subject per aggregate, one message per commit.
+ * `Nats-Msg-Id` = command id (dedupe), `Nats-Expected-Last-Subject-Sequence` = expected version (CAS).
+ */
+export class JetStreamEventStore implements EventStore {
+  readonly streamName: string;
+  private readonly prefix: string;
+
+  private constructor(
+    private readonly nats: NatsHandle,
+    options: JetStreamEventStoreOptions,
+  ) {
+    this.streamName = options.streamName ?? 'EVENTS';
+    this.prefix = options.subjectPrefix ?? 'events';
+  }
+
+  /** Creates the stream when missing (or aligns its settings) and returns the store. */
+  static async open(nats: NatsHandle, options: JetStreamEventStoreOptions = {}): Promise<JetStreamEventStore> {
+    const store = new JetStreamEventStore(nats, options);
+    await store.ensureStream(options.duplicateWindowMs ?? 10 * 60_000);
+    return store;
+  }
+
+  async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    assertStreamName(stream);
+    if (events.length === 0) throw new Error('a commit holds at least one event');
+    const expect = options.expectedVersion === 'any' ? undefined : { lastSubjectSequence: options.expectedVersion };
+    const ack = await this.guard(
+      () => this.nats.js.publish(this.subject(stream), encodeCommit(events), { msgID: options.commandId, expect }),
+      stream,
+      options,
+    );
+    return { version: ack.seq, duplicate: ack.duplicate };
+  }
+
+  async version(stream: string): Promise<number> {
+    assertPattern(stream);
+    const last = await this.guard(() =>
+      this.nats.jsm.direct.getMessage(this.streamName, { last_by_subj: this.subject(stream) }),
+    );
+    return last?.seq ?? 0;
+  }
+
+  async readStream(stream: string, afterVersion = 0): Promise<Commit[]> {
+    const last = await this.version(stream);
+    if (last <= afterVersion) return [];
+    const page = await this.readPattern(stream, afterVersion + 1, Number.MAX_SAFE_INTEGER);
+    return page.commits;
+  }
+
+  async readPattern(pattern: string, fromSequence: number, limit: number): Promise<ReadPage> {
+    assertPattern(pattern);
+    const from = Math.max(1, fromSequence);
+    // The end is fixed before reading: a page never waits for commits that are not there.
+    const end = await this.version(pattern);
+    if (end < from || limit <= 0) return { commits: [], nextSequence: null };
+    return this.guard(async () => {
+      const consumer = await this.nats.js.consumers.get(this.streamName, {
+        filter_subjects: this.subject(pattern),
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: from,
+      });
+      const messages = await consumer.consume({ max_messages: Math.min(READ_BATCH, limit) });
+      const commits: Commit[] = [];
+      const timer = setTimeout(() => messages.stop(), READ_TIMEOUT_MS);
+      try {
+        for await (const m of messages) {
+          commits.push(this.decode(m));
+          if (m.seq >= end || commits.length >= limit) break;
+        }
+      } finally {
+        clearTimeout(timer);
+        messages.stop();
+      }
+      const last = commits.at(-1)?.sequence ?? 0;
+      if (last < end && commits.length < limit) {
+        throw unavailable('event_store_unavailable', 'The event store did not answer a read in time');
+      }
+      return { commits, nextSequence: last < end ? last + 1 : null };
+    });
+  }
+
+  async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
+    const consumer = await this.guard(() => this.consumerFor(pattern, options));
+    const messages = await this.guard(() => consumer.consume({ max_messages: 256 }));
+    const decode = (m: JsMsg): Delivery => ({
+      commit: this.decode(m),
+      deliveryCount: m.info.deliveryCount,
+      ack: () => m.ack(),
+      nak: (delayMs?: number) => m.nak(delayMs),
+    });
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const m of messages) yield decode(m);
+      },
+      // stop(), not close(): close() waits for the iteration to end, which a paused reader never does.
+      close: async () => messages.stop(),
+    };
+  }
+
+  private async consumerFor(pattern: string, options: SubscribeOptions): Promise<Consumer> {
+    const { js, jsm } = this.nats;
+    const from = Math.max(1, options.fromSequence ?? 1);
+    const start = from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.All };
+    if (!options.durableName) return js.consumers.get(this.streamName, { filter_subjects: this.subject(pattern), ...start });
+    const existing = await jsm.consumers.info(this.streamName, options.durableName).catch(() => null);
+    if (!existing) {
+      await jsm.consumers.add(this.streamName, {
+        durable_name: options.durableName,
+        ack_policy: AckPolicy.Explicit,
+        filter_subject: this.subject(pattern),
+        ack_wait: nanos(options.ackWaitMs ?? 30_000),
+        max_ack_pending: 1_000,
+        ...start,
+      });
+    }
+    return js.consumers.get(this.streamName, options.durableName);
+  }
+
+  private decode(m: { subject: string; seq: number; headers?: { get(k: string): string }; string(): string }): Commit {
+    return decodeCommit(m.subject.slice(this.prefix.length + 1), m.seq, m.headers?.get('Nats-Msg-Id') ?? '', m.string());
+  }
+
+  private subject(stream: string): string {
+    return `${this.prefix}.${stream}`;
+  }
+
+  private async ensureStream(duplicateWindowMs: number): Promise<void> {
+    const config = {
+      name: this.streamName,
+      subjects: [`${this.prefix}.>`],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      allow_direct: true,
+      duplicate_window: nanos(duplicateWindowMs),
+      max_msgs_per_subject: -1,
+    };
+    await this.guard(async () => {
+      const existing = await this.nats.jsm.streams.info(this.streamName).catch(() => null);
+      if (!existing) await this.nats.jsm.streams.add(config);
+      else if (existing.config.duplicate_window !== config.duplicate_window || !existing.config.allow_direct) {
+        await this.nats.jsm.streams.update(this.streamName, { ...existing.config, ...config });
+      }
+    });
+  }
+
+  /** Fails fast while disconnected and translates the client's errors into the port's. */
+  private async guard<T>(operation: () => Promise<T>, stream?: string, append?: AppendOptions): Promise<T> {
+    this.nats.ensureConnected();
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof JetStreamApiError && CONFLICT_CODES.has(error.code) && stream && append) {
+        throw new ExpectedVersionConflictError(stream, append.expectedVersion);
+      }
+      if (isAppError(error)) throw error;
+      if (error instanceof JetStreamApiError && this.nats.isConnected()) throw error;
+      throw unavailable('event_store_unavailable', 'The event store (NATS) is unreachable', error);
+    }
+  }
+}

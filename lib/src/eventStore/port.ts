@@ -1,0 +1,123 @@
+import { AppError } from '../errors';
+
+/** An event about to be appended. `data` is a JSON object; secrets never go in it. */
+export interface NewEvent {
+  type: string;
+  schemaVersion: number;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+/** An event as stored: it carries its stream and the sequence of the commit that holds it. */
+export interface RecordedEvent extends NewEvent {
+  stream: string;
+  sequence: number;
+}
+
+/** One append: the events of one command, stored as one message. */
+export interface Commit {
+  stream: string;
+  sequence: number;
+  commandId: string;
+  events: RecordedEvent[];
+}
+
+/** A stream's version is the sequence of its last commit; 0 means the stream has no commit yet. */
+export type ExpectedVersion = number | 'any';
+
+export interface AppendOptions {
+  expectedVersion: ExpectedVersion;
+  /** Idempotency key: a repeated command id (within the store's duplicate window) appends nothing. */
+  commandId: string;
+}
+
+export interface AppendResult {
+  version: number;
+  duplicate: boolean;
+}
+
+export interface ReadPage {
+  commits: Commit[];
+  /** Where the next page starts, or null when the read reached the end. */
+  nextSequence: number | null;
+}
+
+/** A commit handed to a subscriber; a durable subscription redelivers it until it is acked. */
+export interface Delivery {
+  commit: Commit;
+  /** How many times this commit has been delivered to this subscription (1 the first time). */
+  deliveryCount: number;
+  ack(): void;
+  nak(delayMs?: number): void;
+}
+
+export interface Subscription extends AsyncIterable<Delivery> {
+  close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Named, server-side position that survives restarts and is shared by competing replicas. */
+  durableName?: string;
+  /**
+   * Durable only: how long a delivered commit may stay unacked before it is delivered again (default 30 s). What a
+   * closed or crashed subscriber held is redelivered after this.
+   */
+  ackWaitMs?: number;
+  /** First sequence to deliver (default 1: from the beginning). Ignored when the durable already exists. */
+  fromSequence?: number;
+}
+
+/**
+ * The event store port. Stream names are dot-separated tokens (`<instance_id>.instance`); a pattern may end in
+ * `>` (all streams below) or hold `*` (one token). Adapters: JetStream (production) and in-memory; both pass the
+ * same contract suite (`test/contract/eventStore.contract.ts`).
+ */
+export interface EventStore {
+  append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
+  /** The stream's current version (0 when empty); with a pattern, the sequence of the last matching commit. */
+  version(streamOrPattern: string): Promise<number>;
+  /** The stream's commits after `afterVersion` (default: all), oldest first. */
+  readStream(stream: string, afterVersion?: number): Promise<Commit[]>;
+  /** Up to `limit` commits of the streams matching `pattern`, from `fromSequence` on, oldest first. */
+  readPattern(pattern: string, fromSequence: number, limit: number): Promise<ReadPage>;
+  subscribe(pattern: string, options?: SubscribeOptions): Promise<Subscription>;
+}
+
+/** The optimistic-concurrency check failed: someone appended to the stream since it was read. */
+export class ExpectedVersionConflictError extends AppError {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedVersion,
+  ) {
+    super('conflict', 'version_conflict', `stream ${stream} is not at version ${String(expected)}`);
+  }
+}
+
+export const isVersionConflict = (error: unknown): error is ExpectedVersionConflictError =>
+  error instanceof ExpectedVersionConflictError;
+
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+
+/** Checks a stream name: dot-separated tokens of letters, digits, `_` and `-`. */
+export const assertStreamName = (stream: string): void => {
+  if (!stream.split('.').every((token) => TOKEN.test(token))) throw new Error(`invalid stream name "${stream}"`);
+};
+
+/** Checks a pattern: stream-name tokens, `*` for one token, and `>` only as the last token. */
+export const assertPattern = (pattern: string): void => {
+  const tokens = pattern.split('.');
+  const ok = tokens.every((t, i) => TOKEN.test(t) || t === '*' || (t === '>' && i === tokens.length - 1));
+  if (!ok) throw new Error(`invalid stream pattern "${pattern}"`);
+};
+
+/** NATS-style subject matching: `*` matches one token, a final `>` one or more. */
+export const matchesPattern = (pattern: string, stream: string): boolean => {
+  const p = pattern.split('.');
+  const s = stream.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (p[i] !== '*' && p[i] !== s[i]) return false;
+  }
+  return p.length === s.length;
+};

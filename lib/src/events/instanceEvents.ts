@@ -1,0 +1,65 @@
+/**
+ * The events of the Instance aggregate, stored on stream `<instance_id>.instance`. They are the contract between
+ * the services that append them (instances, sessions) and those that read them (projections, webhooks, history).
+ * Facts in the past tense; payloads never hold secrets (tokens, QR strings, keys, signing secrets).
+ */
+export const instanceStream = (instanceId: string): string => `${instanceId}.instance`;
+
+/** Every stream of one instance (its own and its messages'), for history and audit. */
+export const instanceHistoryPattern = (instanceId: string): string => `${instanceId}.>`;
+
+/** The instance streams of every instance. */
+export const ALL_INSTANCES_PATTERN = '*.instance';
+
+interface Event<T extends string, D extends Record<string, unknown>> {
+  type: T;
+  schemaVersion: number;
+  occurredAt: string;
+  data: D;
+}
+
+export type InstanceCreated = Event<'InstanceCreated', { instance_id: string; account: string }>;
+export type WebhookConfigured = Event<'WebhookConfigured', { url: string; enabled: boolean }>;
+export type InstanceReset = Event<'InstanceReset', Record<string, never>>;
+/** A platform connection is starting. */
+export type InstanceConnecting = Event<'InstanceConnecting', Record<string, never>>;
+/** A QR code is waiting to be scanned (its content is a secret and is not recorded). */
+export type InstanceQrIssued = Event<'InstanceQrIssued', Record<string, never>>;
+/** The phone scanned the QR code: the instance is linked to `number`. */
+export type InstanceLinked = Event<'InstanceLinked', { number: string }>;
+export type InstanceConnected = Event<'InstanceConnected', Record<string, never>>;
+export type InstanceDisconnected = Event<'InstanceDisconnected', { reason: string }>;
+export type InstanceLoggedOut = Event<'InstanceLoggedOut', { reason: string }>;
+export type InstanceFailed = Event<'InstanceFailed', { reason: string }>;
+
+export type InstanceEvent =
+  | InstanceCreated
+  | WebhookConfigured
+  | InstanceReset
+  | InstanceConnecting
+  | InstanceQrIssued
+  | InstanceLinked
+  | InstanceConnected
+  | InstanceDisconnected
+  | InstanceLoggedOut
+  | InstanceFailed;
+
+export type InstanceEventType = InstanceEvent['type'];
+
+/** The current schema version of each event type; readers upcast older versions to it. */
+export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
+  InstanceCreated: 1,
+  WebhookConfigured: 1,
+  InstanceReset: 1,
+  InstanceConnecting: 1,
+  InstanceQrIssued: 1,
+  InstanceLinked: 1,
+  InstanceConnected: 1,
+  InstanceDisconnected: 1,
+  InstanceLoggedOut: 1,
+  InstanceFailed: 1,
+};
+
+/** Builds an event of the current schema version. */
+export const instanceEvent = <E extends InstanceEvent>(type: E['type'], occurredAt: string, data: E['data']): E =>
+  ({ type, schemaVersion: INSTANCE_EVENT_VERSIONS[type], occurredAt, data }) as E;

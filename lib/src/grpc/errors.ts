@@ -1,0 +1,48 @@
+import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { AppError, type ErrorKind } from '../errors';
+
+const KIND_TO_STATUS: Record<ErrorKind, Status> = {
+  invalid_argument: Status.INVALID_ARGUMENT,
+  unauthenticated: Status.UNAUTHENTICATED,
+  not_found: Status.NOT_FOUND,
+  conflict: Status.FAILED_PRECONDITION,
+  too_large: Status.RESOURCE_EXHAUSTED,
+  rate_limited: Status.RESOURCE_EXHAUSTED,
+  unavailable: Status.UNAVAILABLE,
+  internal: Status.INTERNAL,
+};
+
+const KINDS = new Set<string>(Object.keys(KIND_TO_STATUS));
+
+/** An AppError as a gRPC status; anything else becomes INTERNAL with no detail (the cause stays in the log). */
+export const toStatus = (error: unknown): Partial<StatusObject> => {
+  const metadata = new Metadata();
+  if (error instanceof AppError) {
+    metadata.set('error-kind', error.kind);
+    metadata.set('error-code', error.code);
+    return { code: KIND_TO_STATUS[error.kind], details: error.message, metadata };
+  }
+  metadata.set('error-kind', 'internal');
+  metadata.set('error-code', 'internal');
+  return { code: Status.INTERNAL, details: 'Internal error', metadata };
+};
+
+const first = (metadata: Metadata | undefined, key: string): string | undefined => {
+  const value = metadata?.get(key)[0];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** A gRPC failure back as an AppError: the server's kind and code when it sent them, else from the status. */
+export const fromServiceError = (error: ServiceError): AppError => {
+  const kind = first(error.metadata, 'error-kind');
+  const code = first(error.metadata, 'error-code');
+  if (kind && KINDS.has(kind) && code) return new AppError(kind as ErrorKind, code, error.details, { cause: error });
+  switch (error.code) {
+    case Status.UNAVAILABLE:
+      return new AppError('unavailable', 'service_unavailable', 'A backend service is unreachable', { cause: error });
+    case Status.DEADLINE_EXCEEDED:
+      return new AppError('unavailable', 'service_timeout', 'A backend service did not answer in time', { cause: error });
+    default:
+      return new AppError('internal', 'internal', 'Internal error', { cause: error });
+  }
+};

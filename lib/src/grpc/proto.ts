@@ -1,0 +1,16 @@
+import { resolve } from 'node:path';
+import { loadPackageDefinition } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import type { ProtoGrpcType as InstancesProto } from '../generated/instances';
+
+/** The repository's `proto/` folder (same depth from `src/grpc` and `dist/grpc`). */
+export const PROTO_DIR = resolve(__dirname, '../../../proto');
+
+/** Options that match the type generator's flags in `scripts/gen-proto.sh`. */
+const LOADER_OPTIONS = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true } as const;
+
+const load = <T>(file: string): T =>
+  loadPackageDefinition(loadSync(resolve(PROTO_DIR, file), LOADER_OPTIONS)) as unknown as T;
+
+export const loadInstancesProto = (): InstancesProto['wagw']['instances']['v1'] =>
+  load<InstancesProto>('instances.proto').wagw.instances.v1;

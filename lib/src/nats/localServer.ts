@@ -1,0 +1,105 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+
+/** A nats-server process this product started (tests, benchmarks, the quickstart). */
+export interface LocalNatsServer {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly storeDir: string;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+export interface LocalNatsOptions {
+  storeDir: string;
+  /** 0 or absent: a free port. */
+  port?: number;
+  host?: string;
+  binary?: string;
+  /** Pipes the server's log to this stream (default: discarded). */
+  log?: NodeJS.WritableStream;
+}
+
+/** Asks the OS for a free TCP port on the loopback interface. */
+export const freePort = (host = '127.0.0.1'): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+
+const canConnect = (host: string, port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = tcpConnect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+const exited = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+/** True when a nats-server binary can be run. */
+export const natsServerAvailable = (binary = 'nats-server'): boolean =>
+  spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
+
+/**
+ * Starts `nats-server -js` bound to loopback with its store in `storeDir`, and resolves once it accepts
+ * connections (at most 10 s).
+ */
+export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<LocalNatsServer> => {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port || (await freePort(host));
+  mkdirSync(options.storeDir, { recursive: true });
+  const child = spawn(options.binary ?? 'nats-server', ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (options.log) {
+    child.stdout?.pipe(options.log, { end: false });
+    child.stderr?.pipe(options.log, { end: false });
+  } else {
+    child.stdout?.resume();
+    child.stderr?.resume();
+  }
+  const spawnError = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new Error(`cannot start nats-server: ${error.message}`)));
+    child.once('exit', (code) => reject(new Error(`nats-server exited with code ${code ?? 'null'} during start-up`)));
+  });
+  spawnError.catch(() => undefined);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ready = await Promise.race([canConnect(host, port), spawnError]);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`nats-server did not accept connections on ${host}:${port} within 10 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `nats://${host}:${port}`,
+    port,
+    pid: child.pid ?? 0,
+    storeDir: options.storeDir,
+    stop: async () => {
+      child.removeAllListeners('exit');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.kill('SIGTERM');
+      await exited(child);
+      clearTimeout(kill);
+    },
+  };
+};

@@ -1,0 +1,3 @@
+export * from './metrics';
+export * from './opsRoutes';
+export * from './opsServer';
