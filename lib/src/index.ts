@@ -8,3 +8,5 @@ export * from './grpc';
 export * from './ops';
 export * from './auth';
 export * from './ids';
+export * from './secrets';
+export * from './validation';

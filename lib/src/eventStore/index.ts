@@ -2,3 +2,4 @@ export * from './port';
 export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstreamEventStore';
 export { InMemoryEventStore } from './inMemoryEventStore';
 export * from './commandHandler';
+export * from './projection';

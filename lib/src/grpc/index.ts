@@ -1,7 +1,15 @@
 export * from './proto';
 export * from './errors';
 export * from './unary';
-export type { InstancesClient } from '../generated/wagw/instances/v1/Instances';
+export type { InstancesClient, InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
 export type { Instance__Output as InstanceMessage, Instance as InstanceInput } from '../generated/wagw/instances/v1/Instance';
-export type { HistoryEvent as HistoryEventInput, HistoryEvent__Output as HistoryEventMessage } from '../generated/wagw/instances/v1/HistoryEvent';
-export type { InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
+export type { HistoryEvent as HistoryEventInput } from '../generated/wagw/instances/v1/HistoryEvent';
+export type { HistoryResponse__Output as HistoryMessage } from '../generated/wagw/instances/v1/HistoryResponse';
+export type { ListInstancesResponse__Output as InstanceListMessage } from '../generated/wagw/instances/v1/ListInstancesResponse';
+export type { SetWebhookResponse__Output as SetWebhookMessage } from '../generated/wagw/instances/v1/SetWebhookResponse';
+export type { CreateInstanceRequest } from '../generated/wagw/instances/v1/CreateInstanceRequest';
+export type { InstanceRef } from '../generated/wagw/instances/v1/InstanceRef';
+export type { ListInstancesRequest } from '../generated/wagw/instances/v1/ListInstancesRequest';
+export type { SetWebhookRequest } from '../generated/wagw/instances/v1/SetWebhookRequest';
+export type { ResetInstanceRequest } from '../generated/wagw/instances/v1/ResetInstanceRequest';
+export type { HistoryRequest } from '../generated/wagw/instances/v1/HistoryRequest';

@@ -1,3 +1,4 @@
 export * from './connection';
 export * from './localServer';
 export * from './serverVersion';
+export * from './guard';

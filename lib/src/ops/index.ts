@@ -1,3 +1,4 @@
 export * from './metrics';
 export * from './opsRoutes';
 export * from './opsServer';
+export * from './runMain';

@@ -1,0 +1,79 @@
+import type { Logger } from '../log';
+import type { Commit, EventStore } from './port';
+
+/**
+ * Keeps an in-memory read model up to date from the commits of the streams matching a pattern. It resubscribes
+ * after the position it reached when its subscription fails (e.g. NATS restarted), and lets a reader wait until a
+ * given sequence has been applied (read-your-writes).
+ */
+export class Projection {
+  private position = 0;
+  private stopped = false;
+  private closeCurrent: (() => Promise<void>) | null = null;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly pattern: string,
+    private readonly apply: (commit: Commit) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The sequence of the last commit applied. */
+  get applied(): number {
+    return this.position;
+  }
+
+  start(): void {
+    void this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.closeCurrent?.();
+    for (const wake of this.waiters) wake();
+  }
+
+  /** Resolves true once every commit up to `sequence` is applied, false if `timeoutMs` passes first. */
+  async waitFor(sequence: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.position < sequence && !this.stopped) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(remaining, 100));
+        this.waiters.add(done);
+      });
+    }
+    return this.position >= sequence;
+  }
+
+  /** Brings the model up to the store's current end for the pattern. */
+  async catchUp(timeoutMs: number): Promise<boolean> {
+    return this.waitFor(await this.store.version(this.pattern), timeoutMs);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const subscription = await this.store.subscribe(this.pattern, { fromSequence: this.position + 1 });
+        this.closeCurrent = () => subscription.close();
+        if (this.stopped) await subscription.close();
+        for await (const delivery of subscription) {
+          if (delivery.commit.sequence <= this.position) continue;
+          this.apply(delivery.commit);
+          this.position = delivery.commit.sequence;
+          for (const wake of this.waiters) wake();
+        }
+      } catch (error) {
+        if (!this.stopped) this.logger.warn({ err: error, pattern: this.pattern }, 'projection subscription failed; resubscribing');
+      }
+      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}

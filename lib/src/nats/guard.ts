@@ -1,0 +1,13 @@
+import { isAppError, unavailable } from '../errors';
+import type { NatsHandle } from './connection';
+
+/** Runs a NATS operation: fails fast while disconnected, and reports any client failure as `unavailable`. */
+export const withNats = async <T>(nats: NatsHandle, operation: () => Promise<T>): Promise<T> => {
+  nats.ensureConnected();
+  try {
+    return await operation();
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    throw unavailable('nats_unavailable', 'NATS is unreachable', error);
+  }
+};

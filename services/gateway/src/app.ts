@@ -1,0 +1,71 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerOpsRoutes, type Logger } from '@wagw/lib';
+import type { InstancesClientApi } from './instancesClient';
+import { registerAuth } from './plugins/auth';
+import { registerErrorHandling } from './plugins/errors';
+import { registerHttpMetrics } from './plugins/httpMetrics';
+import { registerLimits } from './plugins/limits';
+import { instancesRoutes } from './routes/instances';
+import { webhookRoutes } from './routes/webhook';
+
+export interface GatewayDeps {
+  instances: InstancesClientApi;
+  verifyToken: (token: string | undefined) => string;
+  logger: Logger;
+  bodyLimit?: number;
+}
+
+const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
+
+Authenticate with a JWT as \`Authorization: Bearer <token>\` or as \`access_token\` (query, or JSON body for POST).
+Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, code }\` with 400 (invalid input),
+401 (missing or bad credential), 404 (unknown instance, or another account's), 409 (wrong state), 413 (too large),
+429 (rate limited) or 503 (a dependency is down).`;
+
+/** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
+export const buildGateway = async ({ instances, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true, bodyLimit }).withTypeProvider<TypeBoxTypeProvider>();
+  registerErrorHandling(app);
+  registerLimits(app, bodyLimit);
+  registerHttpMetrics(app);
+
+  await app.register(swagger, {
+    hideUntagged: true,
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'WhatsApp gateway API', version: '2.0.0', description: API_DESCRIPTION },
+      servers: [{ url: '/v1' }],
+      tags: [
+        { name: 'Instances', description: 'Create, link, inspect and reset instances' },
+        { name: 'Webhook', description: "The instance's event webhook" },
+      ],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          access_token: { type: 'apiKey', in: 'query', name: 'access_token' },
+        },
+      },
+      security: [{ bearer: [] }, { access_token: [] }],
+    },
+    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1/, '') }),
+  });
+  await app.register(swaggerUi, { routePrefix: '/v1/docs' });
+  app.get('/v1/openapi.json', async () => app.swagger());
+
+  registerOpsRoutes(app, async () =>
+    (await instances.ready(1_000)) ? { ready: true } : { ready: false, reason: 'instances service is unreachable' },
+  );
+
+  await app.register(
+    async (api) => {
+      registerAuth(api, verifyToken);
+      await api.register(instancesRoutes, { instances });
+      await api.register(webhookRoutes, { instances });
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+};

@@ -1,0 +1,21 @@
+import { envInt, envOptional, envString } from '@wagw/lib';
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  instancesAddress: string;
+  jwtSecret: string;
+  bodyLimit: number;
+}
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
+  const jwtSecret = envOptional(env, 'AUTH_JWT_SECRET');
+  if (!jwtSecret) throw new Error('AUTH_JWT_SECRET is required (the launcher generates one under DATA_DIR)');
+  return {
+    host: envString(env, 'HOST', '127.0.0.1'),
+    port: envInt(env, 'PORT', 3000),
+    instancesAddress: envString(env, 'INSTANCES_ADDRESS', '127.0.0.1:50051'),
+    jwtSecret,
+    bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
+  };
+};

@@ -1,0 +1,41 @@
+import { credentials } from '@grpc/grpc-js';
+import {
+  callUnary,
+  loadInstancesProto,
+  type HistoryMessage,
+  type InstanceListMessage,
+  type InstanceMessage,
+  type SetWebhookMessage,
+  type CreateInstanceRequest,
+  type InstanceRef,
+  type ListInstancesRequest,
+  type SetWebhookRequest,
+  type ResetInstanceRequest,
+  type HistoryRequest,
+} from '@wagw/lib';
+
+/** The gateway's typed view of the Instances gRPC service; every call has a deadline. */
+export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
+  const proto = loadInstancesProto();
+  const client = new proto.Instances(address, credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.max_reconnect_backoff_ms': 2_000,
+  });
+  return {
+    create: (account: string, commandId: string) => callUnary<CreateInstanceRequest, InstanceMessage>(client.Create.bind(client), { account, commandId }, timeoutMs),
+    get: (account: string, instanceId: string) => callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId }, timeoutMs),
+    list: (account: string) => callUnary<ListInstancesRequest, InstanceListMessage>(client.List.bind(client), { account }, timeoutMs),
+    setWebhook: (request: SetWebhookRequest) =>
+      callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),
+    reset: (account: string, instanceId: string, commandId: string) =>
+      callUnary<ResetInstanceRequest, InstanceMessage>(client.Reset.bind(client), { account, instanceId, commandId }, timeoutMs),
+    history: (account: string, instanceId: string, fromSequence: number, limit: number) =>
+      callUnary<HistoryRequest, HistoryMessage>(client.History.bind(client), { account, instanceId, fromSequence, limit }, timeoutMs),
+    /** Resolves true when a connection to the service can be made within `ms`. */
+    ready: (ms: number) =>
+      new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    close: () => client.close(),
+  };
+};
+
+export type InstancesClientApi = ReturnType<typeof createInstancesClient>;

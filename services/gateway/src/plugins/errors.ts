@@ -1,0 +1,45 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, type ErrorKind } from '@wagw/lib';
+
+/** The one place an error becomes an HTTP status (DESIGN §7). */
+export const HTTP_STATUS: Record<ErrorKind, number> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+const FASTIFY_CODES: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'request_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+};
+
+/** Errors answer `{ error, code }`; 5xx details stay in the log. */
+export const registerErrorHandling = (app: FastifyInstance): void => {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      const status = HTTP_STATUS[error.kind];
+      if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
+      return reply.code(status).send({ error: error.kind === 'internal' ? 'Internal error' : error.message, code: error.code });
+    }
+    if (error.validation) {
+      const field = error.validationContext ? `${error.validationContext}` : 'request';
+      return reply.code(400).send({ error: `Invalid ${field}: ${error.message}`, code: 'invalid_request' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      return reply.code(status).send({ error: error.message, code: FASTIFY_CODES[error.code] ?? 'bad_request' });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: 'Internal error', code: 'internal' });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'route_not_found' }),
+  );
+};

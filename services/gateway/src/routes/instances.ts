@@ -1,0 +1,142 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { invalidArgument, newCommandId } from '@wagw/lib';
+import type { InstancesClientApi } from '../instancesClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, InstanceQuery, InstanceView } from '../schemas';
+import { instanceView } from './views';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
+const commandIdOf = (headers: Record<string, unknown>): string => {
+  const key = headers['idempotency-key'];
+  if (key === undefined) return newCommandId();
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+    throw invalidArgument('invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters');
+  }
+  return key;
+};
+
+export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
+  const tags = ['Instances'];
+
+  app.get(
+    '/create_instance',
+    {
+      schema: {
+        tags,
+        summary: 'Create an instance',
+        description: 'Creates a new instance for the calling account. With an Idempotency-Key header, a repeat answers the same instance.',
+        querystring: Type.Object({ access_token: AccessToken }),
+        response: { 200: envelope({ instance_id: InstanceId }), ...errorResponses(...COMMON_ERRORS) },
+      },
+    },
+    async (request) => {
+      const instance = await instances.create(request.account, commandIdOf(request.headers));
+      return { status: 200, message: 'Instance created', instance_id: instance.instanceId };
+    },
+  );
+
+  app.get(
+    '/reset_instance',
+    {
+      schema: {
+        tags,
+        summary: 'Reset an instance',
+        description:
+          'Logs the device out where linked, wipes its session data and pending sends, and returns the instance to state created. Same instance_id; webhook settings and history are kept.',
+        querystring: InstanceQuery,
+        response: { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404) },
+      },
+    },
+    async (request) => {
+      await instances.reset(request.account, request.query.instance_id, commandIdOf(request.headers));
+      return { status: 200, message: 'Instance reset', success: true };
+    },
+  );
+
+  app.get(
+    '/status',
+    {
+      schema: {
+        tags,
+        summary: "An instance's state and details",
+        querystring: InstanceQuery,
+        response: { 200: envelope(InstanceView), ...errorResponses(...COMMON_ERRORS, 404) },
+      },
+    },
+    async (request) => {
+      const instance = await instances.get(request.account, request.query.instance_id);
+      return { status: 200, message: 'Instance status', ...instanceView(instance) };
+    },
+  );
+
+  app.get(
+    '/list_instances',
+    {
+      schema: {
+        tags,
+        summary: "The calling account's instances",
+        querystring: Type.Object({ access_token: AccessToken }),
+        response: { 200: envelope({ instances: Type.Array(Type.Object(InstanceView)) }), ...errorResponses(...COMMON_ERRORS) },
+      },
+    },
+    async (request) => {
+      const { instances: list } = await instances.list(request.account);
+      return { status: 200, message: `${list.length} instance(s)`, instances: list.map(instanceView) };
+    },
+  );
+
+  app.get(
+    '/history',
+    {
+      schema: {
+        tags,
+        summary: "An instance's audit trail",
+        description:
+          'Every event of the instance and of its messages, oldest first. Pass next_cursor back as cursor for the next page; null means the end.',
+        querystring: Type.Object({
+          instance_id: InstanceId,
+          cursor: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Sequence to start from' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          access_token: AccessToken,
+        }),
+        response: {
+          200: envelope({
+            instance_id: InstanceId,
+            events: Type.Array(
+              Type.Object({
+                sequence: Type.Integer({ description: 'Sequence of the commit that holds the event' }),
+                stream: Type.String({ description: 'The stream: <instance_id>.instance or <instance_id>.message.<message_id>' }),
+                type: Type.String({ examples: ['InstanceCreated'] }),
+                schema_version: Type.Integer(),
+                occurred_at: Type.String({ format: 'date-time' }),
+                data: Type.Record(Type.String(), Type.Unknown()),
+              }),
+            ),
+            next_cursor: Type.Union([Type.Integer(), Type.Null()]),
+          }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { instance_id: id, cursor = 0, limit = 100 } = request.query;
+      const page = await instances.history(request.account, id, cursor, limit);
+      const next = Number(page.nextSequence);
+      return {
+        status: 200,
+        message: `${page.events.length} event(s)`,
+        instance_id: id,
+        events: page.events.map((e) => ({
+          sequence: Number(e.sequence),
+          stream: e.subject,
+          type: e.type,
+          schema_version: e.schemaVersion,
+          occurred_at: e.occurredAt,
+          data: JSON.parse(e.dataJson) as Record<string, unknown>,
+        })),
+        next_cursor: next > 0 ? next : null,
+      };
+    },
+  );
+};

@@ -1,0 +1,45 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { assertWebhookUrl, newCommandId } from '@wagw/lib';
+import type { InstancesClientApi } from '../instancesClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, WebhookUrl } from '../schemas';
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
+  app.get(
+    '/set_webhook',
+    {
+      schema: {
+        tags: ['Webhook'],
+        summary: "Set the instance's webhook URL and switch it on or off",
+        description:
+          'The first call gives the instance a Standard Webhooks signing secret (whsec_...), returned as signing_secret on every call; verify deliveries with it.',
+        querystring: Type.Object({
+          webhook_url: WebhookUrl,
+          enable: Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' }),
+          instance_id: InstanceId,
+          access_token: AccessToken,
+        }),
+        response: {
+          200: envelope({ success: Type.Boolean(), signing_secret: Type.String({ description: 'whsec_ + base64' }) }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { webhook_url: url, enable, instance_id: instanceId } = request.query;
+      assertWebhookUrl(url);
+      const result = await instances.setWebhook({
+        account: request.account,
+        instanceId,
+        url,
+        enabled: enable === 'true',
+        commandId: newCommandId(),
+      });
+      return {
+        status: 200,
+        message: enable === 'true' ? 'Webhook enabled' : 'Webhook disabled',
+        success: true,
+        signing_secret: result.signingSecret,
+      };
+    },
+  );
+};

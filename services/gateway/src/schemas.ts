@@ -1,0 +1,57 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { INSTANCE_ID_PATTERN, MAX_WEBHOOK_URL_LENGTH } from '@wagw/lib';
+
+export const AccessToken = Type.Optional(
+  Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }),
+);
+
+export const InstanceId = Type.String({
+  pattern: INSTANCE_ID_PATTERN,
+  description: 'Instance identifier (20 upper-case hexadecimal characters)',
+  examples: ['6F1C0A9B3D2E4F5A6B7C'],
+});
+
+export const InstanceQuery = Type.Object({ instance_id: InstanceId, access_token: AccessToken });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, for a person' }),
+    code: Type.String({ description: 'Stable machine-readable code, e.g. instance_not_found' }),
+  },
+  { $id: 'ErrorBody' },
+);
+
+/** The seed's success envelope: `status` (200) and `message`, plus the operation's fields. */
+export const envelope = <T extends Record<string, TSchema>>(fields: T) =>
+  Type.Object({
+    status: Type.Integer({ description: 'The HTTP status, 200', examples: [200] }),
+    message: Type.String(),
+    ...fields,
+  });
+
+export const WebhookView = Type.Union([Type.Object({ url: Type.String(), enabled: Type.Boolean() }), Type.Null()]);
+
+export const InstanceView = {
+  instance_id: InstanceId,
+  state: Type.Union(
+    ['created', 'connecting', 'qr', 'connected', 'disconnected', 'logged_out', 'failed'].map((s) => Type.Literal(s)),
+    { description: 'Lifecycle state' },
+  ),
+  created_at: Type.String({ format: 'date-time' }),
+  state_since: Type.String({ format: 'date-time', description: 'When the instance entered its current state' }),
+  webhook: WebhookView,
+  linked_number: Type.Union([Type.String(), Type.Null()], { description: 'The linked phone number, when linked' }),
+  last_disconnect_reason: Type.Union([Type.String(), Type.Null()]),
+};
+
+export const WebhookUrl = Type.String({
+  minLength: 1,
+  maxLength: MAX_WEBHOOK_URL_LENGTH,
+  description: 'Absolute http(s) URL, URL-encoded in the query',
+});
+
+/** Every error status a route may answer, with the shared error body. */
+export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+
+export const COMMON_ERRORS = [400, 401, 413, 503] as const;

@@ -1,0 +1,31 @@
+import { createLogger, createTokenVerifier, enableDefaultMetrics, type Logger } from '@wagw/lib';
+import { buildGateway } from './app';
+import type { GatewayConfig } from './config';
+import { createInstancesClient } from './instancesClient';
+
+export interface RunningGateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+export const startGateway = async (config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<RunningGateway> => {
+  enableDefaultMetrics('gateway');
+  const instances = createInstancesClient(config.instancesAddress);
+  const app = await buildGateway({
+    instances,
+    verifyToken: createTokenVerifier(config.jwtSecret),
+    logger,
+    bodyLimit: config.bodyLimit,
+  });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port }, 'gateway listening');
+  return {
+    port,
+    close: async () => {
+      await app.close();
+      instances.close();
+    },
+  };
+};

@@ -1,0 +1,2 @@
+export * from './instanceDirectory';
+export * from './instancesService';

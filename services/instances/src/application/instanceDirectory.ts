@@ -1,0 +1,41 @@
+import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import { evolve, upcast } from '../instance';
+import type { ExistingInstance, InstanceState } from '../instance';
+
+/** The read model behind "list an account's instances": every instance's state, built from the event stream. */
+export class InstanceDirectory {
+  private readonly instances = new Map<string, InstanceState>();
+  private readonly projection: Projection;
+
+  constructor(store: EventStore, logger: Logger) {
+    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
+  }
+
+  start(): void {
+    this.projection.start();
+  }
+
+  stop(): Promise<void> {
+    return this.projection.stop();
+  }
+
+  /** True once the model holds everything the store held when asked (bounded wait). */
+  catchUp(timeoutMs: number): Promise<boolean> {
+    return this.projection.catchUp(timeoutMs);
+  }
+
+  /** The account's instances, oldest first, after catching up with everything committed before the call. */
+  async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
+    await this.catchUp(timeoutMs);
+    return [...this.instances.values()]
+      .filter((s): s is ExistingInstance => s.exists && s.account === account)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId));
+  }
+
+  private apply(commit: Commit): void {
+    const id = commit.stream.split('.')[0]!;
+    let state = this.instances.get(id) ?? { exists: false };
+    for (const event of commit.events) state = evolve(state, upcast(event));
+    this.instances.set(id, state);
+  }
+}

@@ -1,0 +1,103 @@
+import {
+  AggregateCache,
+  assertInstanceId,
+  assertWebhookUrl,
+  handleCommand,
+  instanceHistoryPattern,
+  instanceIdFor,
+  instanceStream,
+  invalidArgument,
+  loadAggregate,
+  newCommandId,
+  type EventStore,
+  type RecordedEvent,
+  type WebhookSecretStore,
+} from '@wagw/lib';
+import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '../instance';
+import type { InstanceDirectory } from './instanceDirectory';
+
+export interface InstanceView {
+  instance: ExistingInstance;
+  version: number;
+}
+
+export interface HistoryPage {
+  events: RecordedEvent[];
+  nextSequence: number | null;
+}
+
+export const MAX_HISTORY_PAGE = 1_000;
+const LIST_CATCH_UP_MS = 2_000;
+
+export interface InstancesServiceDeps {
+  store: EventStore;
+  secrets: WebhookSecretStore;
+  directory: InstanceDirectory;
+  now?: () => Date;
+}
+
+/** The instances use cases: each validates, runs the aggregate's command handler or reads, and returns views. */
+export class InstancesService {
+  private readonly cache = new AggregateCache<InstanceState>();
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: InstancesServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async create(account: string, commandId: string): Promise<InstanceView> {
+    if (!commandId) throw invalidArgument('invalid_command_id', 'command_id is required');
+    const instanceId = instanceIdFor(account, commandId);
+    return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() });
+  }
+
+  async get(account: string, instanceId: string): Promise<InstanceView> {
+    assertInstanceId(instanceId);
+    const { state, version } = await loadAggregate(this.deps.store, instanceDecider, instanceStream(instanceId), this.cache);
+    if (!state.exists || state.account !== account) throw instanceNotFound();
+    return { instance: state, version };
+  }
+
+  async list(account: string): Promise<ExistingInstance[]> {
+    return this.deps.directory.list(account, LIST_CATCH_UP_MS);
+  }
+
+  async setWebhook(
+    account: string,
+    instanceId: string,
+    url: string,
+    enabled: boolean,
+    commandId: string,
+  ): Promise<InstanceView & { signingSecret: string }> {
+    assertInstanceId(instanceId);
+    assertWebhookUrl(url);
+    const view = await this.run(instanceId, commandId, { type: 'ConfigureWebhook', account, url, enabled, now: this.timestamp() });
+    return { ...view, signingSecret: await this.deps.secrets.getOrCreate(instanceId) };
+  }
+
+  async reset(account: string, instanceId: string, commandId: string): Promise<InstanceView> {
+    assertInstanceId(instanceId);
+    return this.run(instanceId, commandId, { type: 'ResetInstance', account, now: this.timestamp() });
+  }
+
+  /** Every event of the instance (its own stream and its messages'), oldest first, a page at a time. */
+  async history(account: string, instanceId: string, fromSequence: number, limit: number): Promise<HistoryPage> {
+    await this.get(account, instanceId);
+    const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
+    const page = await this.deps.store.readPattern(instanceHistoryPattern(instanceId), fromSequence, pageSize);
+    return { events: page.commits.flatMap((c) => c.events), nextSequence: page.nextSequence };
+  }
+
+  private async run(instanceId: string, commandId: string, command: InstanceCommand): Promise<InstanceView> {
+    const result = await handleCommand(this.deps.store, instanceDecider, instanceStream(instanceId), command, {
+      commandId: commandId || newCommandId(),
+      cache: this.cache,
+    });
+    if (!result.state.exists) throw instanceNotFound();
+    return { instance: result.state, version: result.version };
+  }
+
+  private timestamp(): string {
+    return this.now().toISOString();
+  }
+}

@@ -1,0 +1,120 @@
+import { AppError, instanceEvent, type InstanceEvent } from '@wagw/lib';
+import type { InstanceCommand } from './commands';
+import { decide, evolve } from './decider';
+import { initialState, type InstanceState } from './state';
+
+
+const NOW = '2026-11-22T10:00:00.000Z';
+const LATER = '2026-11-22T11:00:00.000Z';
+const ID = '0123456789ABCDEF0123';
+
+const given = (...events: InstanceEvent[]) => {
+  const state = events.reduce<InstanceState>(evolve, initialState());
+  return {
+    when: (command: InstanceCommand) => ({
+      then: (expected: InstanceEvent[]) => expect(decide(command, state)).toEqual(expected),
+      thenThrows: (code: string) => {
+        let thrown: unknown;
+        try {
+          decide(command, state);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(AppError);
+        expect((thrown as AppError).code).toBe(code);
+      },
+    }),
+    state,
+  };
+};
+
+const created = instanceEvent('InstanceCreated', NOW, { instance_id: ID, account: 'acme' });
+
+describe('Instance aggregate', () => {
+  describe('create', () => {
+    it('creates a new instance for the account', () => {
+      given()
+        .when({ type: 'CreateInstance', instanceId: ID, account: 'acme', now: NOW })
+        .then([created]);
+    });
+    it('is a no-op when the same account creates the same instance again (a retried command)', () => {
+      given(created).when({ type: 'CreateInstance', instanceId: ID, account: 'acme', now: LATER }).then([]);
+    });
+    it('refuses another account creating an existing id', () => {
+      given(created).when({ type: 'CreateInstance', instanceId: ID, account: 'other', now: LATER }).thenThrows('instance_exists');
+    });
+  });
+
+  describe('webhook', () => {
+    it('records the webhook url and enabled flag', () => {
+      given(created)
+        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://hooks.example/a', enabled: true, now: LATER })
+        .then([instanceEvent('WebhookConfigured', LATER, { url: 'https://hooks.example/a', enabled: true })]);
+    });
+    it('records nothing when the settings are unchanged', () => {
+      given(created, instanceEvent('WebhookConfigured', NOW, { url: 'https://h.example', enabled: false }))
+        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: false, now: LATER })
+        .then([]);
+    });
+    it("answers not found for another account's instance", () => {
+      given(created)
+        .when({ type: 'ConfigureWebhook', account: 'other', url: 'https://h.example', enabled: true, now: LATER })
+        .thenThrows('instance_not_found');
+    });
+    it('answers not found for an instance that does not exist', () => {
+      given()
+        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, now: LATER })
+        .thenThrows('instance_not_found');
+    });
+  });
+
+  describe('reset', () => {
+    it('records a reset for the owner', () => {
+      given(created).when({ type: 'ResetInstance', account: 'acme', now: LATER }).then([instanceEvent('InstanceReset', LATER, {})]);
+    });
+    it("answers not found for another account's instance", () => {
+      given(created).when({ type: 'ResetInstance', account: 'other', now: LATER }).thenThrows('instance_not_found');
+    });
+    it('returns a linked instance to created, forgetting its number but keeping its webhook', () => {
+      const { state } = given(
+        created,
+        instanceEvent('WebhookConfigured', NOW, { url: 'https://h.example', enabled: true }),
+        instanceEvent('InstanceLinked', NOW, { number: '4915112345678' }),
+        instanceEvent('InstanceConnected', NOW, {}),
+        instanceEvent('InstanceReset', LATER, {}),
+      );
+      expect(state).toMatchObject({ lifecycle: 'created', since: LATER, linkedNumber: null, webhook: { url: 'https://h.example', enabled: true } });
+    });
+  });
+
+  describe('lifecycle', () => {
+    it('tracks state, since when, the linked number and the last disconnect reason', () => {
+      const { state } = given(
+        created,
+        instanceEvent('InstanceConnecting', NOW, {}),
+        instanceEvent('InstanceQrIssued', NOW, {}),
+        instanceEvent('InstanceLinked', NOW, { number: '4915112345678' }),
+        instanceEvent('InstanceConnected', NOW, {}),
+        instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost' }),
+      );
+      expect(state).toMatchObject({
+        lifecycle: 'disconnected',
+        since: LATER,
+        linkedNumber: '4915112345678',
+        lastDisconnectReason: 'connection_lost',
+      });
+    });
+    it('keeps since unchanged when the state does not change', () => {
+      const { state } = given(created, instanceEvent('InstanceReset', LATER, {}));
+      expect(state).toMatchObject({ lifecycle: 'created', since: NOW });
+    });
+    it('forgets the number once logged out', () => {
+      const { state } = given(
+        created,
+        instanceEvent('InstanceLinked', NOW, { number: '4915112345678' }),
+        instanceEvent('InstanceLoggedOut', LATER, { reason: 'logged_out_on_phone' }),
+      );
+      expect(state).toMatchObject({ lifecycle: 'logged_out', linkedNumber: null, lastDisconnectReason: 'logged_out_on_phone' });
+    });
+  });
+});

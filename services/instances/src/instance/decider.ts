@@ -1,0 +1,107 @@
+import {
+  conflict,
+  instanceEvent,
+  notFound,
+  type Decider,
+  type InstanceEvent,
+  type RecordedEvent,
+} from '@wagw/lib';
+import type { InstanceCommand } from './commands';
+import { initialState, type ExistingInstance, type InstanceState, type Lifecycle } from './state';
+
+export const instanceNotFound = () => notFound('instance_not_found', 'Instance not found');
+
+/** The instance as its owner sees it; another account's instance does not exist for the caller. */
+const ownedBy = (state: InstanceState, account: string): ExistingInstance => {
+  if (!state.exists || state.account !== account) throw instanceNotFound();
+  return state;
+};
+
+export const decide = (command: InstanceCommand, state: InstanceState): InstanceEvent[] => {
+  switch (command.type) {
+    case 'CreateInstance':
+      if (state.exists) {
+        // A retried create (same command, same derived id) is a no-op; anything else is a clash.
+        if (state.account === command.account) return [];
+        throw conflict('instance_exists', 'An instance with this id already exists');
+      }
+      return [
+        instanceEvent('InstanceCreated', command.now, { instance_id: command.instanceId, account: command.account }),
+      ];
+    case 'ConfigureWebhook': {
+      const instance = ownedBy(state, command.account);
+      if (instance.webhook?.url === command.url && instance.webhook.enabled === command.enabled) return [];
+      return [instanceEvent('WebhookConfigured', command.now, { url: command.url, enabled: command.enabled })];
+    }
+    case 'ResetInstance':
+      ownedBy(state, command.account);
+      return [instanceEvent('InstanceReset', command.now, {})];
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown command ${JSON.stringify(unknown)}`);
+    }
+  }
+};
+
+const enter = (state: ExistingInstance, lifecycle: Lifecycle, at: string, changes: Partial<ExistingInstance> = {}): ExistingInstance => ({
+  ...state,
+  ...changes,
+  lifecycle,
+  since: state.lifecycle === lifecycle ? state.since : at,
+});
+
+export const evolve = (state: InstanceState, event: InstanceEvent): InstanceState => {
+  if (event.type === 'InstanceCreated') {
+    return {
+      exists: true,
+      instanceId: event.data.instance_id,
+      account: event.data.account,
+      createdAt: event.occurredAt,
+      lifecycle: 'created',
+      since: event.occurredAt,
+      webhook: null,
+      linkedNumber: null,
+      lastDisconnectReason: null,
+    };
+  }
+  if (!state.exists) return state;
+  const at = event.occurredAt;
+  switch (event.type) {
+    case 'WebhookConfigured':
+      return { ...state, webhook: { url: event.data.url, enabled: event.data.enabled } };
+    case 'InstanceReset':
+      return enter(state, 'created', at, { linkedNumber: null, lastDisconnectReason: null });
+    case 'InstanceConnecting':
+      return enter(state, 'connecting', at);
+    case 'InstanceQrIssued':
+      return enter(state, 'qr', at);
+    case 'InstanceLinked':
+      return { ...state, linkedNumber: event.data.number };
+    case 'InstanceConnected':
+      return enter(state, 'connected', at);
+    case 'InstanceDisconnected':
+      return enter(state, 'disconnected', at, { lastDisconnectReason: event.data.reason });
+    case 'InstanceLoggedOut':
+      return enter(state, 'logged_out', at, { linkedNumber: null, lastDisconnectReason: event.data.reason });
+    case 'InstanceFailed':
+      return enter(state, 'failed', at, { lastDisconnectReason: event.data.reason });
+    default:
+      return ignoreUnknown(event, state);
+  }
+};
+
+/** An event type this version does not know (written by a newer service) leaves the state as it is. */
+const ignoreUnknown = (_event: never, state: InstanceState): InstanceState => state;
+
+/** Stored events as current ones. Every event type is at schema version 1, so nothing needs converting yet. */
+export const upcast = (event: RecordedEvent): InstanceEvent => {
+  const { type, schemaVersion, occurredAt, data } = event;
+  return { type, schemaVersion, occurredAt, data } as InstanceEvent;
+};
+
+export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceState> = {
+  decide,
+  evolve,
+  initialState,
+  upcast,
+};

@@ -1,0 +1,228 @@
+import { startStack, type TestStack } from '../harness/stack';
+
+describe('instances over HTTP', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  const create = async (account = 'acme'): Promise<string> => {
+    const { status, body } = await stack.call('/v1/create_instance', { account });
+    expect(status).toBe(200);
+    return body.instance_id as string;
+  };
+
+  it('creates an instance and answers the seed envelope with its id', async () => {
+    const { status, body } = await stack.call('/v1/create_instance');
+    expect(status).toBe(200);
+    expect(body).toEqual({ status: 200, message: 'Instance created', instance_id: expect.stringMatching(/^[0-9A-F]{20}$/) });
+  });
+
+  it('shows a new instance as created, with no webhook and no linked number', async () => {
+    const id = await create();
+    const { status, body } = await stack.call(`/v1/status?instance_id=${id}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      status: 200,
+      instance_id: id,
+      state: 'created',
+      webhook: null,
+      linked_number: null,
+      last_disconnect_reason: null,
+    });
+    expect(Date.parse(body.created_at as string)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('sets the webhook, returns a whsec_ signing secret that stays the same, and shows the settings in status', async () => {
+    const id = await create();
+    const url = 'https://hooks.example.com/wa?x=1&y=2';
+    const first = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(url)}`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 200, success: true, signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    const second = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=false&webhook_url=${encodeURIComponent(url)}`);
+    expect(second.body.signing_secret).toBe(first.body.signing_secret);
+    const status = await stack.call(`/v1/status?instance_id=${id}`);
+    expect(status.body.webhook).toEqual({ url, enabled: false });
+  });
+
+  it('resets an instance: success, state created, and the reset is in its history', async () => {
+    const id = await create();
+    const reset = await stack.call(`/v1/reset_instance?instance_id=${id}`);
+    expect(reset).toEqual({ status: 200, body: { status: 200, message: 'Instance reset', success: true } });
+    const status = await stack.call(`/v1/status?instance_id=${id}`);
+    expect(status.body.state).toBe('created');
+    const history = await stack.call(`/v1/history?instance_id=${id}`);
+    expect((history.body.events as Array<{ type: string }>).map((e) => e.type)).toEqual(['InstanceCreated', 'InstanceReset']);
+  });
+
+  it('keeps the full audit trail, oldest first, paged with a cursor, and never a secret in it', async () => {
+    const id = await create();
+    for (let i = 0; i < 4; i++) {
+      const r = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(`https://h.example/${i}`)}`);
+      expect(r.status).toBe(200);
+    }
+    const page1 = await stack.call(`/v1/history?instance_id=${id}&limit=3`);
+    expect(page1.status).toBe(200);
+    const events1 = page1.body.events as Array<Record<string, unknown>>;
+    expect(events1.map((e) => e.type)).toEqual(['InstanceCreated', 'WebhookConfigured', 'WebhookConfigured']);
+    expect(events1[0]).toMatchObject({ stream: `${id}.instance`, schema_version: 1, data: { instance_id: id, account: 'acme' } });
+    expect(page1.body.next_cursor).toEqual(expect.any(Number));
+    const page2 = await stack.call(`/v1/history?instance_id=${id}&limit=3&cursor=${page1.body.next_cursor as number}`);
+    expect((page2.body.events as Array<{ data: { url: string } }>).map((e) => e.data.url)).toEqual(['https://h.example/2', 'https://h.example/3']);
+    expect(page2.body.next_cursor).toBeNull();
+    expect(JSON.stringify([page1.body, page2.body])).not.toContain('whsec_');
+  });
+
+  it("lists the account's own instances only", async () => {
+    const mine = await create('lister');
+    const theirs = await create('someone-else');
+    const { body } = await stack.call('/v1/list_instances', { account: 'lister' });
+    const ids = (body.instances as Array<{ instance_id: string }>).map((i) => i.instance_id);
+    expect(ids).toEqual([mine]);
+    expect(ids).not.toContain(theirs);
+  });
+
+  it('answers the same instance for a repeated Idempotency-Key', async () => {
+    const headers = { 'idempotency-key': 'create-once-123' };
+    const a = await stack.call('/v1/create_instance', { headers });
+    const b = await stack.call('/v1/create_instance', { headers });
+    expect(b.body.instance_id).toBe(a.body.instance_id);
+    const history = await stack.call(`/v1/history?instance_id=${a.body.instance_id as string}`);
+    expect(history.body.events).toHaveLength(1);
+  });
+
+  describe('credentials', () => {
+    it('accepts the token as access_token in the query', async () => {
+      const { status } = await stack.call(`/v1/create_instance?access_token=${stack.token()}`, { token: null });
+      expect(status).toBe(200);
+    });
+    it('answers 401 without a credential', async () => {
+      const { status, body } = await stack.call('/v1/create_instance', { token: null });
+      expect(status).toBe(401);
+      expect(body).toEqual({ error: expect.stringContaining('Missing credential'), code: 'missing_token' });
+    });
+    it('answers 401 for a malformed token', async () => {
+      const { status, body } = await stack.call('/v1/create_instance', { token: 'not-a-jwt' });
+      expect([status, body.code]).toEqual([401, 'invalid_token']);
+    });
+    it('answers 401 for a token signed with another secret', async () => {
+      const { issueToken } = await import('@wagw/lib');
+      const forged = issueToken('another-secret-that-is-long-enough-0123456789', 'acme', 3600);
+      const { status, body } = await stack.call('/v1/create_instance', { token: forged });
+      expect([status, body.code]).toEqual([401, 'invalid_token']);
+    });
+    it('answers 401 for an expired token', async () => {
+      const { createSigner } = await import('fast-jwt');
+      const { TEST_JWT_SECRET } = await import('../harness/stack');
+      const expired = createSigner({ key: TEST_JWT_SECRET, expiresIn: 1000, clockTimestamp: Date.now() - 60_000 })({ sub: 'acme' });
+      const { status, body } = await stack.call('/v1/create_instance', { token: expired });
+      expect([status, body.code]).toEqual([401, 'token_expired']);
+    });
+    it('answers 401 for a malformed Authorization header', async () => {
+      const { status } = await stack.call('/v1/create_instance', { token: null, headers: { authorization: 'Basic abc' } });
+      expect(status).toBe(401);
+    });
+  });
+
+  describe('ownership', () => {
+    it("answers 404 for another account's instance, exactly as for an unknown one", async () => {
+      const id = await create('owner');
+      const unknown = 'ABCDEF0123456789ABCD';
+      for (const path of ['/v1/status?instance_id=', '/v1/reset_instance?instance_id=', '/v1/history?instance_id=']) {
+        const foreign = await stack.call(`${path}${id}`, { account: 'intruder' });
+        const missing = await stack.call(`${path}${unknown}`, { account: 'intruder' });
+        expect(foreign).toEqual({ status: 404, body: { error: 'Instance not found', code: 'instance_not_found' } });
+        expect(missing).toEqual(foreign);
+      }
+      const hook = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=https%3A%2F%2Fh.example`, { account: 'intruder' });
+      expect(hook.status).toBe(404);
+      const status = await stack.call(`/v1/status?instance_id=${id}`, { account: 'owner' });
+      expect(status.body.webhook).toBeNull();
+    });
+  });
+
+  describe('bad input', () => {
+    it('answers 400 for a malformed instance_id', async () => {
+      for (const bad of ['abc', 'abcdef0123456789abcd', '../etc', '']) {
+        const { status, body } = await stack.call(`/v1/status?instance_id=${encodeURIComponent(bad)}`);
+        expect([bad, status, body.code]).toEqual([bad, 400, 'invalid_request']);
+      }
+      const missing = await stack.call('/v1/reset_instance');
+      expect(missing.status).toBe(400);
+    });
+
+    it('answers 400 for a missing, relative, non-http(s) or over-long webhook_url', async () => {
+      const id = await create();
+      const cases = [
+        '',
+        'webhook_url=',
+        `webhook_url=${encodeURIComponent('/relative/path')}`,
+        `webhook_url=${encodeURIComponent('ftp://files.example/x')}`,
+        `webhook_url=${encodeURIComponent('javascript:alert(1)')}`,
+        `webhook_url=${encodeURIComponent(`https://h.example/${'a'.repeat(2048)}`)}`,
+      ];
+      for (const query of cases) {
+        const { status, body } = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&${query}`);
+        expect([query.slice(0, 40), status]).toEqual([query.slice(0, 40), 400]);
+        expect(body.error).toEqual(expect.any(String));
+      }
+    });
+
+    it('answers 400 when enable is not exactly true or false', async () => {
+      const id = await create();
+      for (const enable of ['yes', 'TRUE', '1', '']) {
+        const { status } = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=${enable}&webhook_url=https%3A%2F%2Fh.example`);
+        expect([enable, status]).toEqual([enable, 400]);
+      }
+      const missing = await stack.call(`/v1/set_webhook?instance_id=${id}&webhook_url=https%3A%2F%2Fh.example`);
+      expect(missing.status).toBe(400);
+    });
+
+    it('answers 400 for a bad history cursor or limit', async () => {
+      const id = await create();
+      for (const q of ['cursor=-1', 'cursor=abc', 'limit=0', 'limit=5000']) {
+        expect((await stack.call(`/v1/history?instance_id=${id}&${q}`)).status).toBe(400);
+      }
+    });
+
+    it('answers 413 for an oversized request body and 414 for an oversized URL', async () => {
+      const big = await stack.call('/v1/create_instance', { method: 'POST', body: 'x'.repeat(100 * 1024), headers: { 'content-type': 'text/plain' } });
+      expect(big).toEqual({ status: 413, body: { error: expect.stringContaining('larger than'), code: 'request_too_large' } });
+      const longUrl = await stack.call(`/v1/status?instance_id=${'A'.repeat(9000)}`);
+      expect([longUrl.status, longUrl.body.code]).toEqual([414, 'url_too_long']);
+    });
+
+    it('answers 404 with a JSON error for an unknown route', async () => {
+      const { status, body } = await stack.call('/v1/nope');
+      expect(status).toBe(404);
+      expect(body.code).toBe('route_not_found');
+    });
+  });
+
+  describe('documentation and operations', () => {
+    it('serves an OpenAPI document generated from the routes, and a docs page', async () => {
+      const doc = await fetch(`${stack.baseUrl}/v1/openapi.json`).then((r) => r.json() as Promise<{ openapi: string; paths: Record<string, unknown> }>);
+      expect(doc.openapi).toBe('3.0.3');
+      expect(Object.keys(doc.paths).sort()).toEqual(
+        ['/create_instance', '/history', '/list_instances', '/reset_instance', '/set_webhook', '/status'].sort(),
+      );
+      const page = await fetch(`${stack.baseUrl}/v1/docs/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('swagger');
+    });
+
+    it('exposes health, readiness and Prometheus metrics on the gateway and the instances service', async () => {
+      for (const base of [stack.baseUrl, `http://127.0.0.1:${stack.instances.opsPort}`]) {
+        expect((await fetch(`${base}/healthz`)).status).toBe(200);
+        expect((await fetch(`${base}/readyz`)).status).toBe(200);
+        const metrics = await fetch(`${base}/metrics`).then((r) => r.text());
+        expect(metrics).toContain('process_cpu_user_seconds_total');
+      }
+      const gatewayMetrics = await fetch(`${stack.baseUrl}/metrics`).then((r) => r.text());
+      expect(gatewayMetrics).toContain('http_request_duration_seconds_bucket');
+    });
+  });
+});
