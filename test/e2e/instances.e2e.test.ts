@@ -1,4 +1,6 @@
-import { startStack, type TestStack } from '../harness/stack';
+import { createSigner } from 'fast-jwt';
+import { issueToken } from '@wagw/lib';
+import { startStack, TEST_JWT_SECRET, type TestStack } from '../harness/stack';
 
 describe('instances over HTTP', () => {
   let stack: TestStack;
@@ -109,14 +111,11 @@ describe('instances over HTTP', () => {
       expect([status, body.code]).toEqual([401, 'invalid_token']);
     });
     it('answers 401 for a token signed with another secret', async () => {
-      const { issueToken } = await import('@wagw/lib');
       const forged = issueToken('another-secret-that-is-long-enough-0123456789', 'acme', 3600);
       const { status, body } = await stack.call('/v1/create_instance', { token: forged });
       expect([status, body.code]).toEqual([401, 'invalid_token']);
     });
     it('answers 401 for an expired token', async () => {
-      const { createSigner } = await import('fast-jwt');
-      const { TEST_JWT_SECRET } = await import('../harness/stack');
       const expired = createSigner({ key: TEST_JWT_SECRET, expiresIn: 1000, clockTimestamp: Date.now() - 60_000 })({ sub: 'acme' });
       const { status, body } = await stack.call('/v1/create_instance', { token: expired });
       expect([status, body.code]).toEqual([401, 'token_expired']);

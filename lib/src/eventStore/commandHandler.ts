@@ -80,7 +80,7 @@ export const handleCommand = async <C, E extends NewEvent, S>(
     try {
       const result = await store.append(stream, events, { expectedVersion: version, commandId: options.commandId });
       if (result.duplicate) return { ...(await loadAggregate(store, decider, stream, options.cache)), events: [] };
-      const next = { state: events.reduce(decider.evolve, state), version: result.version };
+      const next = { state: events.reduce((s, e) => decider.evolve(s, e), state), version: result.version };
       options.cache?.set(stream, next);
       return { ...next, events };
     } catch (error) {

@@ -27,7 +27,8 @@ Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, cod
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
 export const buildGateway = async ({ instances, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true, bodyLimit }).withTypeProvider<TypeBoxTypeProvider>();
+  const loggerInstance: FastifyBaseLogger = logger;
+  const app = Fastify({ loggerInstance, disableRequestLogging: true, bodyLimit }).withTypeProvider<TypeBoxTypeProvider>();
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
   registerHttpMetrics(app);

@@ -1,0 +1,98 @@
+import { join, resolve } from 'node:path';
+import { issueToken } from '../auth';
+import { envInt, envOptional, envString } from '../config';
+import { createLogger } from '../log';
+import { freePort, natsServerAvailable, startLocalNatsServer, type LocalNatsServer } from '../nats';
+import { Supervised } from './children';
+import { loadJwtSecret, resolveDataDir } from './dataDir';
+
+/**
+ * One command for a whole gateway on one machine: a local nats-server under DATA_DIR (unless NATS_URL is set),
+ * every service as its own process (they talk gRPC and NATS as in production), then the URL and a token.
+ */
+const ROOT = resolve(__dirname, '../../..');
+const logger = createLogger('launcher');
+
+const waitForReady = async (url: string, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+};
+
+const main = async (): Promise<void> => {
+  const env = process.env;
+  const dataDir = resolveDataDir(env);
+  const jwtSecret = loadJwtSecret(dataDir, env);
+  let nats: LocalNatsServer | null = null;
+  let natsUrl = envOptional(env, 'NATS_URL');
+  if (!natsUrl) {
+    if (!natsServerAvailable()) throw new Error('nats-server is not installed: apt-get install nats-server, or set NATS_URL');
+    nats = await startLocalNatsServer({ storeDir: join(dataDir, 'nats'), port: envInt(env, 'NATS_PORT', 0) });
+    natsUrl = nats.url;
+    logger.info({ url: natsUrl, pid: nats.pid, storeDir: nats.storeDir }, 'started local nats-server');
+  }
+  const host = envString(env, 'HOST', '127.0.0.1');
+  const port = envInt(env, 'PORT', 3000);
+  const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freePort());
+  const common = { ...env, NATS_URL: natsUrl, AUTH_JWT_SECRET: jwtSecret };
+  const services = [
+    new Supervised(
+      'instances',
+      join(ROOT, 'services/instances/dist/main.js'),
+      { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, OPS_PORT: String(envInt(env, 'INSTANCES_OPS_PORT', 0) || (await freePort())) },
+      logger,
+    ),
+    new Supervised(
+      'gateway',
+      join(ROOT, 'services/gateway/dist/main.js'),
+      { ...common, HOST: host, PORT: String(port), INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}` },
+      logger,
+    ),
+  ];
+  for (const service of services) service.start();
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping');
+    for (const service of [...services].reverse()) await service.stop();
+    await nats?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const base = `http://${shownHost}:${port}`;
+  if (!(await waitForReady(`${base}/readyz`, 60_000))) {
+    logger.error('the gateway did not become ready within 60 s');
+    await stop();
+    return;
+  }
+  const token = issueToken(jwtSecret, 'default', 30 * 86_400);
+  process.stdout.write(
+    [
+      '',
+      `  Gateway ready:  ${base}/v1`,
+      `  API docs:       ${base}/v1/docs`,
+      `  Token (account "default", valid 30 days):`,
+      `  ${token}`,
+      '',
+      '  Try it:',
+      `    export TOKEN=${token}`,
+      `    curl -H "Authorization: Bearer $TOKEN" ${base}/v1/create_instance`,
+      '  More tokens: npm run token -- --account NAME.  Stop: Ctrl-C.',
+      '',
+    ].join('\n'),
+  );
+};
+
+main().catch((error: unknown) => {
+  logger.fatal({ err: error }, 'launcher failed');
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '@wagw/lib';
+
+const ROOT = resolve(__dirname, '../..');
+const LAUNCHER = join(ROOT, 'lib/dist/launcher/main.js');
+
+/** Runs the quickstart's launcher (built by `npm test`) as a user would, on a temporary DATA_DIR. */
+describe('launcher (the quickstart process tree)', () => {
+  let dataDir: string;
+  let launcher: ChildProcess;
+  let output = '';
+  let port: number;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-'));
+    port = await freePort();
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+    delete env.NATS_URL;
+    delete env.AUTH_JWT_SECRET;
+    launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 45_000;
+    while (!output.includes('export TOKEN=') && Date.now() < deadline && launcher.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    if (launcher.exitCode === null) launcher.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the URL and a token that works against the running services', async () => {
+    expect(output).toContain(`Gateway ready:  http://127.0.0.1:${port}/v1`);
+    const token = /export TOKEN=(\S+)/.exec(output)?.[1];
+    expect(token).toBeDefined();
+    const response = await fetch(`http://127.0.0.1:${port}/v1/create_instance`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 200, instance_id: expect.stringMatching(/^[0-9A-F]{20}$/) });
+  });
+
+  it('keeps its generated JWT secret under DATA_DIR, readable by the owner only, and the token command uses it', async () => {
+    expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+    const cli = spawnSync(process.execPath, [join(ROOT, 'lib/dist/cli/token.js'), '--account', 'second'], {
+      env: { ...process.env, DATA_DIR: dataDir, AUTH_JWT_SECRET: '' },
+      encoding: 'utf8',
+    });
+    expect(cli.status).toBe(0);
+    const response = await fetch(`http://127.0.0.1:${port}/v1/list_instances`, { headers: { authorization: `Bearer ${cli.stdout.trim()}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ instances: [] });
+  });
+
+  it('stops every process cleanly on Ctrl-C (SIGINT)', async () => {
+    const exited = new Promise<number | null>((r) => launcher.once('exit', (code) => r(code)));
+    launcher.kill('SIGINT');
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+    expect(code).toBe(0);
+    const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+    expect(stillServing).toBe(false);
+  });
+});
