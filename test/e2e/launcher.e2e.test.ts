@@ -58,7 +58,7 @@ describe('launcher (the quickstart process tree)', () => {
   it('stops every process cleanly on Ctrl-C (SIGINT)', async () => {
     const exited = new Promise<number | null>((r) => launcher.once('exit', (code) => r(code)));
     launcher.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000).unref())]);
     expect(code).toBe(0);
     const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
     expect(stillServing).toBe(false);
