@@ -83,7 +83,15 @@ export class InMemoryEventStore implements EventStore {
         commit,
         deliveryCount: count,
         ack: () => void state.unacked.delete(commit.sequence),
-        nak: () => redeliver.push(commit.sequence),
+        nak: (delayMs?: number) => {
+          const again = (): void => {
+            redeliver.push(commit.sequence);
+            wake();
+          };
+          if (delayMs) setTimeout(again, delayMs).unref();
+          else again();
+        },
+        inProgress: () => undefined,
       };
     };
     const log = this.log;

@@ -134,6 +134,7 @@ export class JetStreamEventStore implements EventStore {
       deliveryCount: m.info.deliveryCount,
       ack: () => m.ack(),
       nak: (delayMs?: number) => m.nak(delayMs),
+      inProgress: () => m.working(),
     });
     return {
       async *[Symbol.asyncIterator]() {

@@ -48,7 +48,10 @@ export interface Delivery {
   /** How many times this commit has been delivered to this subscription (1 the first time). */
   deliveryCount: number;
   ack(): void;
+  /** Hands the commit back, to be delivered again after `delayMs` (at once without it). */
   nak(delayMs?: number): void;
+  /** Tells the store the commit is still being worked on, so it is not redelivered meanwhile. */
+  inProgress(): void;
 }
 
 export interface Subscription extends AsyncIterable<Delivery> {

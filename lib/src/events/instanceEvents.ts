@@ -20,6 +20,8 @@ interface Event<T extends string, D extends Record<string, unknown>> {
 
 export type InstanceCreated = Event<'InstanceCreated', { instance_id: string; account: string }>;
 export type WebhookConfigured = Event<'WebhookConfigured', { url: string; enabled: boolean }>;
+/** The webhooks service switched the webhook off because the endpoint answered 410 Gone. */
+export type WebhookDisabled = Event<'WebhookDisabled', { reason: string }>;
 export type InstanceReset = Event<'InstanceReset', Record<string, never>>;
 /** A platform connection is starting. */
 export type InstanceConnecting = Event<'InstanceConnecting', Record<string, never>>;
@@ -35,6 +37,7 @@ export type InstanceFailed = Event<'InstanceFailed', { reason: string }>;
 export type InstanceEvent =
   | InstanceCreated
   | WebhookConfigured
+  | WebhookDisabled
   | InstanceReset
   | InstanceConnecting
   | InstanceQrIssued
@@ -50,6 +53,7 @@ export type InstanceEventType = InstanceEvent['type'];
 export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceCreated: 1,
   WebhookConfigured: 1,
+  WebhookDisabled: 1,
   InstanceReset: 1,
   InstanceConnecting: 1,
   InstanceQrIssued: 1,

@@ -56,6 +56,21 @@ describe('Instance aggregate', () => {
         .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: false, now: LATER })
         .then([]);
     });
+    it('shows the webhook switched off once the endpoint answered 410 Gone, and can switch it on again', () => {
+      const { state } = given(
+        created,
+        instanceEvent('WebhookConfigured', NOW, { url: 'https://h.example', enabled: true }),
+        instanceEvent('WebhookDisabled', LATER, { reason: 'endpoint answered 410 Gone' }),
+      );
+      expect(state).toMatchObject({ webhook: { url: 'https://h.example', enabled: false } });
+      given(
+        created,
+        instanceEvent('WebhookConfigured', NOW, { url: 'https://h.example', enabled: true }),
+        instanceEvent('WebhookDisabled', LATER, { reason: 'gone' }),
+      )
+        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, now: LATER })
+        .then([instanceEvent('WebhookConfigured', LATER, { url: 'https://h.example', enabled: true })]);
+    });
     it("answers not found for another account's instance", () => {
       given(created)
         .when({ type: 'ConfigureWebhook', account: 'other', url: 'https://h.example', enabled: true, now: LATER })

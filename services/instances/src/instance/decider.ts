@@ -69,6 +69,8 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
   switch (event.type) {
     case 'WebhookConfigured':
       return { ...state, webhook: { url: event.data.url, enabled: event.data.enabled } };
+    case 'WebhookDisabled':
+      return state.webhook ? { ...state, webhook: { ...state.webhook, enabled: false } } : state;
     case 'InstanceReset':
       return enter(state, 'created', at, { linkedNumber: null, lastDisconnectReason: null });
     case 'InstanceConnecting':
