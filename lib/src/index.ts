@@ -10,3 +10,4 @@ export * from './auth';
 export * from './ids';
 export * from './secrets';
 export * from './validation';
+export * from './delivery';

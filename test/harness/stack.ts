@@ -1,6 +1,8 @@
 import { issueToken } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import { startWebhooksService, type RunningWebhooksService } from '../../services/webhooks/src/service';
+import type { WebhooksConfig } from '../../services/webhooks/src/config';
 import { startTestNats, type TestNats } from './natsServer';
 import { testLogger } from './logger';
 
@@ -10,6 +12,7 @@ export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-012345
 export interface TestStack {
   nats: TestNats;
   instances: RunningInstancesService;
+  webhooks: RunningWebhooksService;
   gateway: RunningGateway;
   baseUrl: string;
   token(account?: string): string;
@@ -18,14 +21,39 @@ export interface TestStack {
   close(): Promise<void>;
 }
 
-export const startStack = async (): Promise<TestStack> => {
+/** Webhook settings for tests: loopback receivers allowed, and a fast retry schedule. */
+export const testWebhooksConfig = (natsUrl: string, overrides: Partial<WebhooksConfig> = {}): WebhooksConfig => ({
+  natsUrl,
+  grpcAddress: '127.0.0.1:0',
+  opsHost: '127.0.0.1',
+  opsPort: 0,
+  allowPrivateNetworks: true,
+  retrySchedule: '0,100ms,200ms,300ms',
+  timeoutMs: 2_000,
+  concurrency: 64,
+  circuitThreshold: 5,
+  circuitCoolDownMs: 1_000,
+  workerId: 'test-webhooks',
+  batch: 16,
+  ...overrides,
+});
+
+export const startStack = async (webhookOverrides: Partial<WebhooksConfig> = {}, allowPrivateNetworks = true): Promise<TestStack> => {
   const nats = await startTestNats();
   const instances = await startInstancesService(
-    { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0 },
+    { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0, allowPrivateNetworks },
     testLogger('instances'),
   );
+  const webhooks = await startWebhooksService(testWebhooksConfig(nats.url, webhookOverrides), testLogger('webhooks'));
   const gateway = await startGateway(
-    { host: '127.0.0.1', port: 0, instancesAddress: `127.0.0.1:${instances.grpcPort}`, jwtSecret: TEST_JWT_SECRET, bodyLimit: 64 * 1024 },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      instancesAddress: `127.0.0.1:${instances.grpcPort}`,
+      webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
+      jwtSecret: TEST_JWT_SECRET,
+      bodyLimit: 64 * 1024,
+    },
     testLogger('gateway'),
   );
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
@@ -33,6 +61,7 @@ export const startStack = async (): Promise<TestStack> => {
   return {
     nats,
     instances,
+    webhooks,
     gateway,
     baseUrl,
     token,
@@ -52,6 +81,7 @@ export const startStack = async (): Promise<TestStack> => {
     },
     close: async () => {
       await gateway.close();
+      await webhooks.close();
       await instances.close();
       await nats.dispose();
     },

@@ -57,7 +57,7 @@ export const loadAggregate = async <C, E extends NewEvent, S>(
 export interface CommandHandlerOptions<S> {
   commandId: string;
   cache?: AggregateCache<S>;
-  /** How many times a version conflict is retried with fresh state (default 5). */
+  /** How many times a version conflict is retried with fresh state, after a short random pause (default 10). */
   maxAttempts?: number;
 }
 
@@ -72,7 +72,7 @@ export const handleCommand = async <C, E extends NewEvent, S>(
   command: C,
   options: CommandHandlerOptions<S>,
 ): Promise<Loaded<S> & { events: E[] }> => {
-  const maxAttempts = options.maxAttempts ?? 5;
+  const maxAttempts = options.maxAttempts ?? 10;
   for (let attempt = 1; ; attempt++) {
     const { state, version } = await loadAggregate(store, decider, stream, options.cache);
     const events = decider.decide(command, state);
@@ -85,6 +85,8 @@ export const handleCommand = async <C, E extends NewEvent, S>(
       return { ...next, events };
     } catch (error) {
       if (!isVersionConflict(error) || attempt >= maxAttempts) throw error;
+      // Writers racing on one aggregate spread out instead of colliding again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
 };

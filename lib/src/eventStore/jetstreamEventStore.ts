@@ -128,7 +128,7 @@ export class JetStreamEventStore implements EventStore {
 
   async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
     const consumer = await this.guard(() => this.consumerFor(pattern, options));
-    const messages = await this.guard(() => consumer.consume({ max_messages: 256 }));
+    const messages = await this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
     const decode = (m: JsMsg): Delivery => ({
       commit: this.decode(m),
       deliveryCount: m.info.deliveryCount,

@@ -66,6 +66,8 @@ export interface SubscribeOptions {
    * closed or crashed subscriber held is redelivered after this.
    */
   ackWaitMs?: number;
+  /** How many commits a subscriber asks for at a time (default 256); smaller spreads work more evenly over replicas. */
+  batch?: number;
   /** First sequence to deliver (default 1: from the beginning). Ignored when the durable already exists. */
   fromSequence?: number;
 }

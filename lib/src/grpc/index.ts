@@ -13,3 +13,10 @@ export type { ListInstancesRequest } from '../generated/wagw/instances/v1/ListIn
 export type { SetWebhookRequest } from '../generated/wagw/instances/v1/SetWebhookRequest';
 export type { ResetInstanceRequest } from '../generated/wagw/instances/v1/ResetInstanceRequest';
 export type { HistoryRequest } from '../generated/wagw/instances/v1/HistoryRequest';
+export type { WebhooksClient, WebhooksHandlers } from '../generated/wagw/webhooks/v1/Webhooks';
+export type { ListDeliveriesRequest } from '../generated/wagw/webhooks/v1/ListDeliveriesRequest';
+export type { ListDeliveriesResponse__Output as DeliveryListMessage } from '../generated/wagw/webhooks/v1/ListDeliveriesResponse';
+export type { DeliveryRecord as DeliveryRecordInput } from '../generated/wagw/webhooks/v1/DeliveryRecord';
+export type { RedeliverRequest } from '../generated/wagw/webhooks/v1/RedeliverRequest';
+export type { RedeliverResponse__Output as RedeliverMessage } from '../generated/wagw/webhooks/v1/RedeliverResponse';
+export * from './server';

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import type { ProtoGrpcType as InstancesProto } from '../generated/instances';
+import type { ProtoGrpcType as WebhooksProto } from '../generated/webhooks';
 
 /** The repository's `proto/` folder (same depth from `src/grpc` and `dist/grpc`). */
 export const PROTO_DIR = resolve(__dirname, '../../../proto');
@@ -14,3 +15,5 @@ const load = <T>(file: string): T =>
 
 export const loadInstancesProto = (): InstancesProto['wagw']['instances']['v1'] =>
   load<InstancesProto>('instances.proto').wagw.instances.v1;
+
+export const loadWebhooksProto = (): WebhooksProto['wagw']['webhooks']['v1'] => load<WebhooksProto>('webhooks.proto').wagw.webhooks.v1;

@@ -38,6 +38,7 @@ const main = async (): Promise<void> => {
   const host = envString(env, 'HOST', '127.0.0.1');
   const port = envInt(env, 'PORT', 3000);
   const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freePort());
+  const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freePort());
   const common = { ...env, NATS_URL: natsUrl, AUTH_JWT_SECRET: jwtSecret };
   const services = [
     new Supervised(
@@ -47,9 +48,15 @@ const main = async (): Promise<void> => {
       logger,
     ),
     new Supervised(
+      'webhooks',
+      join(ROOT, 'services/webhooks/dist/main.js'),
+      { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, OPS_PORT: String(envInt(env, 'WEBHOOKS_OPS_PORT', 0) || (await freePort())) },
+      logger,
+    ),
+    new Supervised(
       'gateway',
       join(ROOT, 'services/gateway/dist/main.js'),
-      { ...common, HOST: host, PORT: String(port), INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}` },
+      { ...common, HOST: host, PORT: String(port), INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}`, WEBHOOKS_ADDRESS: `127.0.0.1:${webhooksGrpcPort}` },
       logger,
     ),
   ];

@@ -4,15 +4,18 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerOpsRoutes, type Logger } from '@wagw/lib';
 import type { InstancesClientApi } from './instancesClient';
+import type { WebhooksClientApi } from './webhooksClient';
 import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
+import { deliveriesRoutes } from './routes/deliveries';
 
 export interface GatewayDeps {
   instances: InstancesClientApi;
+  webhooks: WebhooksClientApi;
   verifyToken: (token: string | undefined) => string;
   logger: Logger;
   bodyLimit?: number;
@@ -26,7 +29,7 @@ Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, cod
 429 (rate limited) or 503 (a dependency is down).`;
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
-export const buildGateway = async ({ instances, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
+export const buildGateway = async ({ instances, webhooks, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({ loggerInstance, disableRequestLogging: true, bodyLimit }).withTypeProvider<TypeBoxTypeProvider>();
   registerErrorHandling(app);
@@ -56,15 +59,18 @@ export const buildGateway = async ({ instances, verifyToken, logger, bodyLimit =
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   app.get('/v1/openapi.json', async () => app.swagger());
 
-  registerOpsRoutes(app, async () =>
-    (await instances.ready(1_000)) ? { ready: true } : { ready: false, reason: 'instances service is unreachable' },
-  );
+  registerOpsRoutes(app, async () => {
+    if (!(await instances.ready(1_000))) return { ready: false, reason: 'instances service is unreachable' };
+    if (!(await webhooks.ready(1_000))) return { ready: false, reason: 'webhooks service is unreachable' };
+    return { ready: true };
+  });
 
   await app.register(
     async (api) => {
       registerAuth(api, verifyToken);
       await api.register(instancesRoutes, { instances });
       await api.register(webhookRoutes, { instances });
+      await api.register(deliveriesRoutes, { webhooks });
     },
     { prefix: '/v1' },
   );

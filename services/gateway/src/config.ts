@@ -4,6 +4,7 @@ export interface GatewayConfig {
   host: string;
   port: number;
   instancesAddress: string;
+  webhooksAddress: string;
   jwtSecret: string;
   bodyLimit: number;
 }
@@ -15,6 +16,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host: envString(env, 'HOST', '127.0.0.1'),
     port: envInt(env, 'PORT', 3000),
     instancesAddress: envString(env, 'INSTANCES_ADDRESS', '127.0.0.1:50051'),
+    webhooksAddress: envString(env, 'WEBHOOKS_ADDRESS', '127.0.0.1:50052'),
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
   };

@@ -2,6 +2,7 @@ import { createLogger, createTokenVerifier, enableDefaultMetrics, type Logger } 
 import { buildGateway } from './app';
 import type { GatewayConfig } from './config';
 import { createInstancesClient } from './instancesClient';
+import { createWebhooksClient } from './webhooksClient';
 
 export interface RunningGateway {
   port: number;
@@ -11,8 +12,10 @@ export interface RunningGateway {
 export const startGateway = async (config: GatewayConfig, logger: Logger = createLogger('gateway')): Promise<RunningGateway> => {
   enableDefaultMetrics('gateway');
   const instances = createInstancesClient(config.instancesAddress);
+  const webhooks = createWebhooksClient(config.webhooksAddress);
   const app = await buildGateway({
     instances,
+    webhooks,
     verifyToken: createTokenVerifier(config.jwtSecret),
     logger,
     bodyLimit: config.bodyLimit,
@@ -26,6 +29,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     close: async () => {
       await app.close();
       instances.close();
+      webhooks.close();
     },
   };
 };

@@ -1,4 +1,4 @@
-import { envInt, envOptional, envString } from '@wagw/lib';
+import { envBool, envInt, envOptional, envString } from '@wagw/lib';
 
 export interface InstancesConfig {
   natsUrl: string;
@@ -6,6 +6,8 @@ export interface InstancesConfig {
   grpcAddress: string;
   opsHost: string;
   opsPort: number;
+  /** Allow webhook URLs that resolve to loopback, private, link-local or metadata addresses. */
+  allowPrivateNetworks: boolean;
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfig => {
@@ -16,5 +18,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfi
     grpcAddress: envString(env, 'INSTANCES_GRPC_ADDRESS', '127.0.0.1:50051'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envInt(env, 'OPS_PORT', 9101),
+    allowPrivateNetworks: envBool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
   };
 };

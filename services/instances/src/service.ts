@@ -1,31 +1,24 @@
-import type { Server } from '@grpc/grpc-js';
 import {
+  assertPublicUrl,
   connectNats,
   createLogger,
   enableDefaultMetrics,
   JetStreamEventStore,
   KvWebhookSecretStore,
+  loadInstancesProto,
+  startGrpcServer,
   startOpsServer,
   type Logger,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
 import type { InstancesConfig } from './config';
-import { startGrpcServer } from './grpc/instancesServer';
+import { instancesHandlers } from './grpc/instancesServer';
 
 export interface RunningInstancesService {
   grpcPort: number;
   opsPort: number;
   close(): Promise<void>;
 }
-
-const shutdownGrpc = (server: Server): Promise<void> =>
-  new Promise((resolve) => {
-    const force = setTimeout(() => server.forceShutdown(), 5_000);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
-    });
-  });
 
 /** Starts the instances service: NATS, event store, secrets, read model, gRPC server and ops endpoints. */
 export const startInstancesService = async (
@@ -38,8 +31,13 @@ export const startInstancesService = async (
   const secrets = await KvWebhookSecretStore.open(nats);
   const directory = new InstanceDirectory(store, logger);
   directory.start();
-  const service = new InstancesService({ store, secrets, directory });
-  const { server, port } = await startGrpcServer(service, logger, config.grpcAddress);
+  const service = new InstancesService({
+    store,
+    secrets,
+    directory,
+    checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
+  });
+  const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(service, logger), config.grpcAddress);
   const ops = await startOpsServer({
     host: config.opsHost,
     port: config.opsPort,
@@ -49,12 +47,12 @@ export const startInstancesService = async (
       return { ready: true };
     },
   });
-  logger.info({ grpcPort: port, opsPort: ops.port }, 'instances service started');
+  logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'instances service started');
   return {
-    grpcPort: port,
+    grpcPort: grpc.port,
     opsPort: ops.port,
     close: async () => {
-      await shutdownGrpc(server);
+      await grpc.close();
       await ops.close();
       await directory.stop();
       await nats.close();

@@ -33,6 +33,8 @@ export interface InstancesServiceDeps {
   store: EventStore;
   secrets: WebhookSecretStore;
   directory: InstanceDirectory;
+  /** Refuses a webhook URL the gateway must not call (the SSRF guard); resolves when it is acceptable. */
+  checkWebhookUrl: (url: string) => Promise<void>;
   now?: () => Date;
 }
 
@@ -71,6 +73,7 @@ export class InstancesService {
   ): Promise<InstanceView & { signingSecret: string }> {
     assertInstanceId(instanceId);
     assertWebhookUrl(url);
+    await this.deps.checkWebhookUrl(url);
     const view = await this.run(instanceId, commandId, { type: 'ConfigureWebhook', account, url, enabled, now: this.timestamp() });
     return { ...view, signingSecret: await this.deps.secrets.getOrCreate(instanceId) };
   }

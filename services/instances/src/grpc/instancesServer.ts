@@ -1,6 +1,4 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
 import {
-  loadInstancesProto,
   unaryHandler,
   type HistoryEventInput,
   type InstanceInput,
@@ -61,13 +59,3 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
   }),
 });
 
-/** Binds the Instances gRPC service; port 0 picks a free port. Resolves to the bound port. */
-export const startGrpcServer = (service: InstancesService, logger: Logger, address: string): Promise<{ server: Server; port: number }> =>
-  new Promise((resolve, reject) => {
-    const server = new Server();
-    server.addService(loadInstancesProto().Instances.service, instancesHandlers(service, logger));
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
-      if (error) reject(error);
-      else resolve({ server, port });
-    });
-  });

@@ -1,0 +1,4 @@
+export * from './signature';
+export * from './ssrfGuard';
+export * from './retrySchedule';
+export * from './deliveryClient';

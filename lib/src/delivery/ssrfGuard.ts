@@ -1,0 +1,83 @@
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import { promises as dns } from 'node:dns';
+import { invalidArgument } from '../errors';
+
+/** Addresses a webhook must never reach unless the operator allows private networks. */
+const forbidden = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this" network, unspecified
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  forbidden.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+  ['64:ff9b::', 96], // NAT64 (embeds IPv4)
+] as const) {
+  forbidden.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True for loopback, private, link-local, metadata, multicast, reserved and IPv4-mapped forms of them. */
+export const isForbiddenAddress = (ip: string): boolean => {
+  const family = isIP(ip);
+  if (family === 4) return forbidden.check(ip, 'ipv4');
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return forbidden.check(mapped[1]!, 'ipv4');
+  return forbidden.check(ip, 'ipv6');
+};
+
+const refuse = (host: string, ip: string) =>
+  invalidArgument('webhook_url_forbidden', `webhook_url resolves to ${ip} (${host}), a private or reserved address, which is not allowed`);
+
+export interface PublicUrlOptions {
+  allowPrivate: boolean;
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+const resolveAll = async (host: string): Promise<string[]> => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Refuses a URL whose host is, or resolves to, a forbidden address (checked at set_webhook time). */
+export const assertPublicUrl = async (url: string, options: PublicUrlOptions): Promise<void> => {
+  if (options.allowPrivate) return;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : await (options.resolve ?? resolveAll)(host);
+  } catch {
+    throw invalidArgument('webhook_url_unresolvable', `webhook_url host ${host} does not resolve`);
+  }
+  const bad = addresses.find(isForbiddenAddress);
+  if (bad !== undefined) throw refuse(host, bad);
+};
+
+/**
+ * A `dns.lookup` for the HTTP client's connections that fails on forbidden addresses, so a host that resolved to
+ * a public address at set_webhook time and to a private one later (DNS rebinding) is still never reached.
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as Array<{ address: string; family: number }>;
+    const bad = list.find((a) => isForbiddenAddress(a.address));
+    if (bad) return callback(Object.assign(refuse(hostname, bad.address), { code: 'EFORBIDDEN' }), '', 0);
+    if (options.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+    const first = list[0];
+    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+    callback(null, first.address, first.family);
+  });
+};

@@ -1,0 +1,90 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { WebhooksClientApi } from '../webhooksClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+
+const DeliveryId = Type.String({ pattern: '^evt_[0-9]+_[0-9]+$', description: 'The webhook-id of the delivery' });
+
+const Delivery = Type.Object({
+  delivery_id: Type.String(),
+  event_type: Type.String({ examples: ['message.received'] }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead'), Type.Literal('dropped')]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  attempts: Type.Array(
+    Type.Object({
+      attempt: Type.Integer(),
+      at: Type.String({ format: 'date-time' }),
+      url: Type.String(),
+      outcome: Type.Union([Type.Literal('delivered'), Type.Literal('retry'), Type.Literal('gone')]),
+      status_code: Type.Union([Type.Integer(), Type.Null()]),
+      error: Type.Union([Type.String(), Type.Null()]),
+      duration_ms: Type.Integer(),
+      worker: Type.String({ description: 'The webhooks replica that made the attempt' }),
+    }),
+  ),
+});
+
+export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientApi }> = async (app, { webhooks }) => {
+  const tags = ['Webhook'];
+
+  app.get(
+    '/webhook_deliveries',
+    {
+      schema: {
+        tags,
+        summary: "The instance's webhook deliveries, newest first, with every attempt",
+        description: 'status: pending (waiting or retrying), delivered, dead (dead-lettered: retries exhausted or 410 Gone), dropped (webhook was off).',
+        querystring: Type.Object({
+          instance_id: InstanceId,
+          status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead'), Type.Literal('dropped')])),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          access_token: AccessToken,
+        }),
+        response: { 200: envelope({ deliveries: Type.Array(Delivery) }), ...errorResponses(...COMMON_ERRORS, 404) },
+      },
+    },
+    async (request) => {
+      const { instance_id: instanceId, status = '', limit = 100 } = request.query;
+      const { deliveries } = await webhooks.list({ account: request.account, instanceId, status, limit });
+      return {
+        status: 200,
+        message: `${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`,
+        deliveries: deliveries.map((d) => ({
+          delivery_id: d.deliveryId,
+          event_type: d.eventType,
+          status: d.status as 'pending',
+          reason: d.reason || null,
+          created_at: d.createdAt,
+          attempts: d.attempts.map((a) => ({
+            attempt: a.attempt,
+            at: a.at,
+            url: a.url,
+            outcome: a.outcome as 'delivered',
+            status_code: a.statusCode || null,
+            error: a.error || null,
+            duration_ms: a.durationMs,
+            worker: a.worker,
+          })),
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/redeliver_webhooks',
+    {
+      schema: {
+        tags,
+        summary: 'Redeliver one failed (dead-lettered) delivery, or all of them',
+        description: 'With delivery_id: that delivery (409 unless it is dead). Without: every dead delivery of the instance. Each starts the retry schedule again.',
+        querystring: Type.Object({ instance_id: InstanceId, delivery_id: Type.Optional(DeliveryId), access_token: AccessToken }),
+        response: { 200: envelope({ success: Type.Boolean(), delivery_ids: Type.Array(Type.String()) }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { instance_id: instanceId, delivery_id: deliveryId = '' } = request.query;
+      const { deliveryIds } = await webhooks.redeliver({ account: request.account, instanceId, deliveryId });
+      return { status: 200, message: `${deliveryIds.length} redelivery(ies) scheduled`, success: true, delivery_ids: deliveryIds };
+    },
+  );
+};

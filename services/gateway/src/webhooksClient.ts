@@ -1,0 +1,25 @@
+import { credentials } from '@grpc/grpc-js';
+import {
+  callUnary,
+  loadWebhooksProto,
+  type DeliveryListMessage,
+  type ListDeliveriesRequest,
+  type RedeliverMessage,
+  type RedeliverRequest,
+} from '@wagw/lib';
+
+/** The gateway's typed view of the Webhooks gRPC service. */
+export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
+  const proto = loadWebhooksProto();
+  const client = new proto.Webhooks(address, credentials.createInsecure(), { 'grpc.max_reconnect_backoff_ms': 2_000 });
+  return {
+    list: (request: ListDeliveriesRequest) =>
+      callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
+    redeliver: (request: RedeliverRequest) =>
+      callUnary<RedeliverRequest, RedeliverMessage>(client.Redeliver.bind(client), request, timeoutMs),
+    ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    close: () => client.close(),
+  };
+};
+
+export type WebhooksClientApi = ReturnType<typeof createWebhooksClient>;

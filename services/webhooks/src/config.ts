@@ -1,0 +1,38 @@
+import { hostname } from 'node:os';
+import { envBool, envInt, envOptional, envString } from '@wagw/lib';
+
+export interface WebhooksConfig {
+  natsUrl: string;
+  grpcAddress: string;
+  opsHost: string;
+  opsPort: number;
+  allowPrivateNetworks: boolean;
+  /** Comma-separated delays before each attempt (`0,5s,30s,...`); empty = the default schedule. */
+  retrySchedule: string | undefined;
+  timeoutMs: number;
+  concurrency: number;
+  circuitThreshold: number;
+  circuitCoolDownMs: number;
+  workerId: string;
+  /** Jobs pulled from NATS at a time. */
+  batch: number;
+}
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig => {
+  const natsUrl = envOptional(env, 'NATS_URL');
+  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
+  return {
+    natsUrl,
+    grpcAddress: envString(env, 'WEBHOOKS_GRPC_ADDRESS', '127.0.0.1:50052'),
+    opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
+    opsPort: envInt(env, 'OPS_PORT', 9102),
+    allowPrivateNetworks: envBool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    retrySchedule: envOptional(env, 'WEBHOOK_RETRY_SCHEDULE'),
+    timeoutMs: envInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 256),
+    circuitThreshold: envInt(env, 'WEBHOOK_CIRCUIT_THRESHOLD', 5),
+    circuitCoolDownMs: envInt(env, 'WEBHOOK_CIRCUIT_COOLDOWN_MS', 30_000),
+    workerId: envString(env, 'WEBHOOKS_WORKER_ID', `${hostname()}-${process.pid}`),
+    batch: envInt(env, 'WEBHOOK_PULL_BATCH', 256),
+  };
+};

@@ -1,0 +1,44 @@
+/**
+ * The events of one webhook delivery, on the WEBHOOKS store's stream `<instance_id>.delivery.<delivery_id>`:
+ * its full record (every attempt's outcome), from which status, the dead-letter list and redelivery follow.
+ */
+interface Event<T extends string, D extends Record<string, unknown>> {
+  type: T;
+  schemaVersion: number;
+  occurredAt: string;
+  data: D;
+}
+
+export type AttemptOutcome = 'delivered' | 'retry' | 'gone';
+
+export type DeliveryScheduled = Event<
+  'DeliveryScheduled',
+  { delivery_id: string; instance_id: string; event_type: string; body: string }
+>;
+export type DeliveryAttempted = Event<
+  'DeliveryAttempted',
+  {
+    attempt: number;
+    url: string;
+    outcome: AttemptOutcome;
+    status: number | null;
+    error: string | null;
+    duration_ms: number;
+    next_attempt_in_ms: number | null;
+    /** Which replica made the attempt. */
+    worker: string;
+  }
+>;
+export type DeliveryDeadLettered = Event<'DeliveryDeadLettered', { reason: string }>;
+export type DeliveryDropped = Event<'DeliveryDropped', { reason: string }>;
+/** `round` numbers the redeliveries (1 for the first), so a stale job for an earlier round is recognised. */
+export type RedeliveryRequested = Event<'RedeliveryRequested', { round: number }>;
+
+export type DeliveryEvent = DeliveryScheduled | DeliveryAttempted | DeliveryDeadLettered | DeliveryDropped | RedeliveryRequested;
+
+export const deliveryEvent = <E extends DeliveryEvent>(type: E['type'], occurredAt: string, data: E['data']): E =>
+  ({ type, schemaVersion: 1, occurredAt, data }) as E;
+
+export const deliveryStream = (instanceId: string, deliveryId: string): string => `${instanceId}.delivery.${deliveryId}`;
+export const instanceDeliveriesPattern = (instanceId: string): string => `${instanceId}.delivery.*`;
+export const ALL_DELIVERIES_PATTERN = '*.delivery.*';

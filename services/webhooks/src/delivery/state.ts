@@ -1,0 +1,83 @@
+import type { RecordedEvent } from '@wagw/lib';
+import type { AttemptOutcome, DeliveryEvent } from './events';
+
+/** pending: waiting for an attempt or a retry; delivered; dead: dead-lettered (can be redelivered); dropped: the webhook was off. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'dropped';
+
+export interface Attempt {
+  attempt: number;
+  at: string;
+  url: string;
+  outcome: AttemptOutcome;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  worker: string;
+}
+
+export interface Delivery {
+  exists: true;
+  deliveryId: string;
+  instanceId: string;
+  eventType: string;
+  body: string;
+  createdAt: string;
+  status: DeliveryStatus;
+  reason: string | null;
+  attempts: Attempt[];
+  /** Attempts since the delivery was (re)scheduled: the retry schedule counts these. */
+  attemptsInRound: number;
+  /** How many times it was redelivered by request: each starts a new round. */
+  round: number;
+}
+
+export type DeliveryState = { exists: false } | Delivery;
+
+export const initialDeliveryState = (): DeliveryState => ({ exists: false });
+
+export const evolveDelivery = (state: DeliveryState, event: DeliveryEvent): DeliveryState => {
+  if (event.type === 'DeliveryScheduled') {
+    return {
+      exists: true,
+      deliveryId: event.data.delivery_id,
+      instanceId: event.data.instance_id,
+      eventType: event.data.event_type,
+      body: event.data.body,
+      createdAt: event.occurredAt,
+      status: 'pending',
+      reason: null,
+      attempts: [],
+      attemptsInRound: 0,
+      round: 0,
+    };
+  }
+  if (!state.exists) return state;
+  switch (event.type) {
+    case 'DeliveryAttempted': {
+      const { attempt, url, outcome, status, error, duration_ms: durationMs, worker } = event.data;
+      return {
+        ...state,
+        status: outcome === 'delivered' ? 'delivered' : state.status,
+        attempts: [...state.attempts, { attempt, at: event.occurredAt, url, outcome, status, error, durationMs, worker }],
+        attemptsInRound: state.attemptsInRound + 1,
+      };
+    }
+    case 'DeliveryDeadLettered':
+      return { ...state, status: 'dead', reason: event.data.reason };
+    case 'DeliveryDropped':
+      return { ...state, status: 'dropped', reason: event.data.reason };
+    case 'RedeliveryRequested':
+      return { ...state, status: 'pending', reason: null, attemptsInRound: 0, round: event.data.round };
+    default:
+      return ignoreUnknown(event, state);
+  }
+};
+
+const ignoreUnknown = (_event: never, state: DeliveryState): DeliveryState => state;
+
+export const upcastDelivery = (event: RecordedEvent): DeliveryEvent => {
+  const { type, schemaVersion, occurredAt, data } = event;
+  return { type, schemaVersion, occurredAt, data } as DeliveryEvent;
+};
+
+export const foldDelivery = (events: DeliveryEvent[]): DeliveryState => events.reduce(evolveDelivery, initialDeliveryState());

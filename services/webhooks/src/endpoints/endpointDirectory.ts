@@ -1,0 +1,67 @@
+import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+
+/** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
+export interface Endpoint {
+  account: string;
+  url: string | null;
+  enabled: boolean;
+}
+
+/** A read model of every instance's webhook settings, kept from the instance streams. */
+export class EndpointDirectory {
+  private readonly endpoints = new Map<string, Endpoint>();
+  private readonly projection: Projection;
+
+  constructor(
+    private readonly store: EventStore,
+    logger: Logger,
+  ) {
+    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
+  }
+
+  start(): void {
+    this.projection.start();
+  }
+
+  stop(): Promise<void> {
+    return this.projection.stop();
+  }
+
+  get(instanceId: string): Endpoint | undefined {
+    return this.endpoints.get(instanceId);
+  }
+
+  /**
+   * Makes sure every instance commit up to `sequence` is applied (a commit on another stream may have a higher
+   * sequence than any instance commit, so this asks the store for the newest instance commit when behind).
+   */
+  async reach(sequence: number, timeoutMs: number): Promise<boolean> {
+    if (this.projection.applied >= sequence) return true;
+    const head = await this.store.version(ALL_INSTANCES_PATTERN);
+    return this.projection.waitFor(Math.min(head, sequence), timeoutMs);
+  }
+
+  catchUp(timeoutMs: number): Promise<boolean> {
+    return this.projection.catchUp(timeoutMs);
+  }
+
+  private apply(commit: Commit): void {
+    const id = commit.stream.split('.')[0]!;
+    for (const event of commit.events) {
+      const current = this.endpoints.get(id);
+      switch (event.type) {
+        case 'InstanceCreated':
+          this.endpoints.set(id, { account: String(event.data.account), url: null, enabled: false });
+          break;
+        case 'WebhookConfigured':
+          if (current) this.endpoints.set(id, { ...current, url: String(event.data.url), enabled: event.data.enabled === true });
+          break;
+        case 'WebhookDisabled':
+          if (current) this.endpoints.set(id, { ...current, enabled: false });
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}

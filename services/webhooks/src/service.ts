@@ -1,0 +1,91 @@
+import {
+  connectNats,
+  createDeliveryClient,
+  createLogger,
+  DEFAULT_RETRY_SCHEDULE,
+  enableDefaultMetrics,
+  gaugeFrom,
+  JetStreamEventStore,
+  KvWebhookSecretStore,
+  loadWebhooksProto,
+  parseSchedule,
+  startGrpcServer,
+  startOpsServer,
+  type Logger,
+} from '@wagw/lib';
+import { DeliveriesService } from './application/deliveriesService';
+import type { WebhooksConfig } from './config';
+import { EndpointDirectory } from './endpoints/endpointDirectory';
+import { webhooksHandlers } from './grpc/webhooksServer';
+import { CircuitBreaker } from './worker/circuitBreaker';
+import { Deliverer, DELIVERER_DURABLE } from './worker/deliverer';
+import { Router } from './worker/router';
+
+export interface RunningWebhooksService {
+  grpcPort: number;
+  opsPort: number;
+  close(): Promise<void>;
+}
+
+/** Starts the webhooks service: router and deliverer (competing consumers), delivery records, gRPC and ops. */
+export const startWebhooksService = async (
+  config: WebhooksConfig,
+  logger: Logger = createLogger('webhooks'),
+): Promise<RunningWebhooksService> => {
+  enableDefaultMetrics('webhooks');
+  const schedule = config.retrySchedule ? parseSchedule(config.retrySchedule) : DEFAULT_RETRY_SCHEDULE;
+  const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger });
+  const events = await JetStreamEventStore.open(nats);
+  const deliveries = await JetStreamEventStore.open(nats, { streamName: 'WEBHOOKS', subjectPrefix: 'webhooks' });
+  const secrets = await KvWebhookSecretStore.open(nats);
+  const endpoints = new EndpointDirectory(events, logger);
+  endpoints.start();
+  const client = createDeliveryClient({ timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
+  const breaker = new CircuitBreaker(config.circuitThreshold, config.circuitCoolDownMs);
+  const router = new Router(events, deliveries, endpoints, logger);
+  const deliverer = new Deliverer(deliveries, events, endpoints, secrets, client, breaker, logger, {
+    policy: { schedule, random: Math.random },
+    concurrency: config.concurrency,
+    workerId: config.workerId,
+    batch: config.batch,
+  });
+  await router.start();
+  await deliverer.start();
+
+  const unregisterGauges = [
+    gaugeFrom('webhook_backlog', 'Deliveries waiting for an attempt or a retry (all replicas)', async () => {
+      const info = await nats.jsm.consumers.info(deliveries.streamName, DELIVERER_DURABLE).catch(() => null);
+      return info ? info.num_pending + info.num_ack_pending : 0;
+    }),
+    gaugeFrom('webhook_open_circuits', 'Endpoints whose circuit breaker is open', () => breaker.openCount()),
+  ];
+
+  const grpc = await startGrpcServer(loadWebhooksProto().Webhooks.service, webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger), config.grpcAddress);
+  const ops = await startOpsServer({
+    host: config.opsHost,
+    port: config.opsPort,
+    readiness: async () => {
+      if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
+      if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
+      return { ready: true };
+    },
+  });
+  logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'webhooks service started');
+  let closed = false;
+  return {
+    grpcPort: grpc.port,
+    opsPort: ops.port,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await grpc.close();
+      await ops.close();
+      await router.stop();
+      await deliverer.stop();
+      await endpoints.stop();
+      await client.close();
+      await nats.close();
+      unregisterGauges.forEach((unregister) => unregister());
+    },
+  };
+};

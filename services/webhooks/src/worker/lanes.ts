@@ -1,0 +1,55 @@
+/**
+ * Runs tasks one at a time per key (an instance's deliveries keep their order) and in parallel across keys, with
+ * at most `concurrency` tasks running in all. A slow key only ever holds up itself.
+ */
+export class Lanes {
+  private readonly tails = new Map<string, Promise<void>>();
+  private readonly queued = new Map<string, number>();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly concurrency: number) {}
+
+  /** Tasks waiting or running for `key`. */
+  size(key: string): number {
+    return this.queued.get(key) ?? 0;
+  }
+
+  /** Tasks waiting or running in all. */
+  get total(): number {
+    let sum = 0;
+    for (const n of this.queued.values()) sum += n;
+    return sum;
+  }
+
+  push(key: string, task: () => Promise<void>): void {
+    this.queued.set(key, this.size(key) + 1);
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.withSlot(task))
+      .catch(() => undefined)
+      .finally(() => {
+        const left = this.size(key) - 1;
+        if (left > 0) this.queued.set(key, left);
+        else this.queued.delete(key);
+        if (this.tails.get(key) === next) this.tails.delete(key);
+      });
+    this.tails.set(key, next);
+  }
+
+  /** Resolves when every task pushed so far has finished. */
+  async idle(): Promise<void> {
+    while (this.tails.size > 0) await Promise.all([...this.tails.values()]);
+  }
+
+  private async withSlot(task: () => Promise<void>): Promise<void> {
+    if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      await task();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
