@@ -206,7 +206,16 @@ describe('instances over HTTP', () => {
       const doc = await fetch(`${stack.baseUrl}/v1/openapi.json`).then((r) => r.json() as Promise<{ openapi: string; paths: Record<string, unknown> }>);
       expect(doc.openapi).toBe('3.0.3');
       expect(Object.keys(doc.paths).sort()).toEqual(
-        ['/create_instance', '/history', '/list_instances', '/reset_instance', '/set_webhook', '/status'].sort(),
+        [
+          '/create_instance',
+          '/history',
+          '/list_instances',
+          '/redeliver_webhooks',
+          '/reset_instance',
+          '/set_webhook',
+          '/status',
+          '/webhook_deliveries',
+        ].sort(),
       );
       const page = await fetch(`${stack.baseUrl}/v1/docs/`);
       expect(page.status).toBe(200);

@@ -40,6 +40,8 @@ describe('webhook delivery: crashes, NATS restarts, replicas', () => {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_RETRY_SCHEDULE: '0,1500ms,1500ms,1500ms,1500ms',
         WEBHOOKS_WORKER_ID: name,
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_ACK_WAIT_MS: '7000',
         LOG_LEVEL: 'silent',
       },
       stdio: 'ignore',
@@ -59,12 +61,12 @@ describe('webhook delivery: crashes, NATS restarts, replicas', () => {
     await new Promise((r) => first.once('exit', r));
     await stack.nats.restart();
     spawnReplica('replica-b');
-    const all = await receiver.waitFor('/crash', 2, 30_000);
+    const all = await receiver.waitFor('/crash', 2, 40_000);
     expect(all.map((r) => r.id)).toEqual([failed!.id, failed!.id]);
     // Acked after the 200: no further attempt comes (the schedule would retry within 1.5 s).
     await new Promise((r) => setTimeout(r, 2_500));
     expect(receiver.on('/crash')).toHaveLength(2);
-  });
+  }, 60_000);
 });
 
 describe('webhook delivery: two replicas share the load', () => {

@@ -35,6 +35,7 @@ export const testWebhooksConfig = (natsUrl: string, overrides: Partial<WebhooksC
   circuitCoolDownMs: 1_000,
   workerId: 'test-webhooks',
   batch: 16,
+  ackWaitMs: 7_000,
   ...overrides,
 });
 

@@ -151,12 +151,16 @@ export class JetStreamEventStore implements EventStore {
     const start = from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.All };
     if (!options.durableName) return js.consumers.get(this.streamName, { filter_subjects: this.subject(pattern), ...start });
     const existing = await jsm.consumers.info(this.streamName, options.durableName).catch(() => null);
+    const ackWait = nanos(options.ackWaitMs ?? 30_000);
+    if (existing && existing.config.ack_wait !== ackWait) {
+      await jsm.consumers.update(this.streamName, options.durableName, { ack_wait: ackWait });
+    }
     if (!existing) {
       await jsm.consumers.add(this.streamName, {
         durable_name: options.durableName,
         ack_policy: AckPolicy.Explicit,
         filter_subject: this.subject(pattern),
-        ack_wait: nanos(options.ackWaitMs ?? 30_000),
+        ack_wait: ackWait,
         max_ack_pending: 1_000,
         ...start,
       });

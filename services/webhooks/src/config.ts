@@ -14,6 +14,8 @@ export interface WebhooksConfig {
   circuitThreshold: number;
   circuitCoolDownMs: number;
   workerId: string;
+  /** How long a job held by a replica stays unacked before another replica gets it (after a crash). */
+  ackWaitMs: number;
   /** Jobs pulled from NATS at a time. */
   batch: number;
 }
@@ -34,5 +36,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig
     circuitCoolDownMs: envInt(env, 'WEBHOOK_CIRCUIT_COOLDOWN_MS', 30_000),
     workerId: envString(env, 'WEBHOOKS_WORKER_ID', `${hostname()}-${process.pid}`),
     batch: envInt(env, 'WEBHOOK_PULL_BATCH', 256),
+    ackWaitMs: envInt(env, 'WEBHOOK_ACK_WAIT_MS', 60_000),
   };
 };

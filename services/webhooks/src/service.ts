@@ -48,6 +48,7 @@ export const startWebhooksService = async (
     concurrency: config.concurrency,
     workerId: config.workerId,
     batch: config.batch,
+    ackWaitMs: Math.max(config.ackWaitMs, config.timeoutMs + 5_000),
   });
   await router.start();
   await deliverer.start();

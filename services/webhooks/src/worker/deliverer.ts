@@ -54,6 +54,8 @@ export interface DelivererOptions {
   workerId: string;
   /** Jobs pulled at a time (default 256). */
   batch?: number;
+  /** Redelivery time of a job held by a crashed replica; must exceed the HTTP time-out. */
+  ackWaitMs: number;
   now?: () => Date;
 }
 
@@ -90,7 +92,7 @@ export class Deliverer {
   }
 
   async start(): Promise<void> {
-    this.subscription = await this.deliveries.subscribe(ALL_DELIVERIES_PATTERN, { durableName: DELIVERER_DURABLE, ackWaitMs: 60_000, batch: this.options.batch });
+    this.subscription = await this.deliveries.subscribe(ALL_DELIVERIES_PATTERN, { durableName: DELIVERER_DURABLE, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
     this.heartbeat = setInterval(() => this.held.forEach((d) => d.inProgress()), HEARTBEAT_MS);
     this.heartbeat.unref();
     void this.run(this.subscription);
