@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
@@ -11,6 +12,7 @@ export interface Endpoint {
 export class EndpointDirectory {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly projection: Projection;
+  private headQuery: { startedAt: number; result: Promise<number> } | null = null;
 
   constructor(
     private readonly store: EventStore,
@@ -32,13 +34,26 @@ export class EndpointDirectory {
   }
 
   /**
-   * Makes sure every instance commit up to `sequence` is applied (a commit on another stream may have a higher
-   * sequence than any instance commit, so this asks the store for the newest instance commit when behind).
+   * Makes sure every instance commit up to `sequence` is applied. A commit on another stream may have a higher
+   * sequence than any instance commit, so when behind this asks the store for the newest instance commit; callers
+   * that arrive while such a question is out share it (one query per round trip, not one per commit).
    */
-  async reach(sequence: number, timeoutMs: number): Promise<boolean> {
+  async reach(sequence: number, receivedAt: number, timeoutMs: number): Promise<boolean> {
     if (this.projection.applied >= sequence) return true;
-    const head = await this.store.version(ALL_INSTANCES_PATTERN);
+    const head = await this.instanceHead(receivedAt);
     return this.projection.waitFor(Math.min(head, sequence), timeoutMs);
+  }
+
+  /** The newest instance commit, from a query sent no earlier than `notBefore` (so it saw everything before it). */
+  private instanceHead(notBefore: number): Promise<number> {
+    if (!this.headQuery || this.headQuery.startedAt < notBefore) {
+      const query = { startedAt: performance.now(), result: this.store.version(ALL_INSTANCES_PATTERN) };
+      this.headQuery = query;
+      void query.result.finally(() => {
+        if (this.headQuery === query) this.headQuery = null;
+      }).catch(() => undefined);
+    }
+    return this.headQuery.result;
   }
 
   catchUp(timeoutMs: number): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { isVersionConflict, type Delivery as StoreDelivery, type EventStore, type Logger, type Subscription } from '@wagw/lib';
 import { deliveryEvent, deliveryStream } from '../delivery/events';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
@@ -41,18 +42,19 @@ export class Router {
           delivery.nak(1_000);
           continue;
         }
-        this.lanes.push(instanceId, () => this.route(instanceId, delivery));
+        const receivedAt = performance.now();
+        this.lanes.push(instanceId, () => this.route(instanceId, delivery, receivedAt));
       }
     } catch (error) {
       this.logger.error({ err: error }, 'router subscription ended');
     }
   }
 
-  private async route(instanceId: string, delivery: StoreDelivery): Promise<void> {
+  private async route(instanceId: string, delivery: StoreDelivery, receivedAt: number): Promise<void> {
     try {
       const webhooks = webhookEventsOf(delivery.commit);
       if (webhooks.length === 0) return delivery.ack();
-      if (!(await this.endpoints.reach(delivery.commit.sequence, 5_000))) return delivery.nak(1_000);
+      if (!(await this.endpoints.reach(delivery.commit.sequence, receivedAt, 5_000))) return delivery.nak(1_000);
       const endpoint = this.endpoints.get(instanceId);
       if (!endpoint?.enabled || !endpoint.url) return delivery.ack();
       for (const webhook of webhooks) {
