@@ -17,6 +17,7 @@ import { DeliveriesService } from './application/deliveriesService';
 import type { WebhooksConfig } from './config';
 import { EndpointDirectory } from './endpoints/endpointDirectory';
 import { webhooksHandlers } from './grpc/webhooksServer';
+import { Attempter } from './worker/attempter';
 import { CircuitBreaker } from './worker/circuitBreaker';
 import { Deliverer, DELIVERER_DURABLE } from './worker/deliverer';
 import { Router } from './worker/router';
@@ -42,13 +43,20 @@ export const startWebhooksService = async (
   endpoints.start();
   const client = createDeliveryClient({ timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
   const breaker = new CircuitBreaker(config.circuitThreshold, config.circuitCoolDownMs);
-  const router = new Router(events, deliveries, endpoints, logger);
-  const deliverer = new Deliverer(deliveries, events, endpoints, secrets, client, breaker, logger, {
-    policy: { schedule, random: Math.random },
+  const now = (): Date => new Date();
+  const attempter = new Attempter(secrets, client, breaker, { schedule, random: Math.random }, config.workerId, now);
+  const ackWaitMs = Math.max(config.ackWaitMs, config.timeoutMs + 5_000);
+  const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, {
     concurrency: config.concurrency,
-    workerId: config.workerId,
     batch: config.batch,
-    ackWaitMs: Math.max(config.ackWaitMs, config.timeoutMs + 5_000),
+    ackWaitMs,
+  });
+  const deliverer = new Deliverer(deliveries, events, endpoints, attempter, breaker, logger, {
+    random: Math.random,
+    concurrency: config.concurrency,
+    batch: config.batch,
+    ackWaitMs,
+    now,
   });
   await router.start();
   await deliverer.start();

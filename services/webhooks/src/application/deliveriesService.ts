@@ -35,6 +35,7 @@ export class DeliveriesService {
     if (deliveryId && targets.length === 0) throw notFound('delivery_not_found', 'Delivery not found');
     for (const delivery of targets) {
       const stream = deliveryStream(instanceId, delivery.deliveryId);
+      // Only dead deliveries can be redelivered, and those are all on job streams (delivery.<id>).
       const events = decideRedelivery(delivery, now);
       await this.deliveries.append(stream, events, { expectedVersion: await this.deliveries.version(stream), commandId: newCommandId() });
     }

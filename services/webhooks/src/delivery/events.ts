@@ -39,6 +39,10 @@ export type DeliveryEvent = DeliveryScheduled | DeliveryAttempted | DeliveryDead
 export const deliveryEvent = <E extends DeliveryEvent>(type: E['type'], occurredAt: string, data: E['data']): E =>
   ({ type, schemaVersion: 1, occurredAt, data }) as E;
 
+/** A delivery that needs the deliverer (retries, redelivery): its stream is the deliverer's job queue. */
 export const deliveryStream = (instanceId: string, deliveryId: string): string => `${instanceId}.delivery.${deliveryId}`;
-export const instanceDeliveriesPattern = (instanceId: string): string => `${instanceId}.delivery.*`;
+/** A delivery that succeeded at its first attempt: recorded where the deliverer does not listen. */
+export const deliveredStream = (instanceId: string, deliveryId: string): string => `${instanceId}.delivered.${deliveryId}`;
+/** Every delivery record of an instance, of both kinds. */
+export const instanceDeliveriesPattern = (instanceId: string): string => `${instanceId}.*.*`;
 export const ALL_DELIVERIES_PATTERN = '*.delivery.*';

@@ -13,6 +13,8 @@ export interface Attempt {
   error: string | null;
   durationMs: number;
   worker: string;
+  /** When the next attempt is due after this one, in ms (null: none follows). */
+  nextAttemptInMs: number | null;
 }
 
 export interface Delivery {
@@ -54,11 +56,11 @@ export const evolveDelivery = (state: DeliveryState, event: DeliveryEvent): Deli
   if (!state.exists) return state;
   switch (event.type) {
     case 'DeliveryAttempted': {
-      const { attempt, url, outcome, status, error, duration_ms: durationMs, worker } = event.data;
+      const { attempt, url, outcome, status, error, duration_ms: durationMs, worker, next_attempt_in_ms: nextAttemptInMs } = event.data;
       return {
         ...state,
         status: outcome === 'delivered' ? 'delivered' : state.status,
-        attempts: [...state.attempts, { attempt, at: event.occurredAt, url, outcome, status, error, durationMs, worker }],
+        attempts: [...state.attempts, { attempt, at: event.occurredAt, url, outcome, status, error, durationMs, worker, nextAttemptInMs }],
         attemptsInRound: state.attemptsInRound + 1,
       };
     }
@@ -78,6 +80,13 @@ const ignoreUnknown = (_event: never, state: DeliveryState): DeliveryState => st
 export const upcastDelivery = (event: RecordedEvent): DeliveryEvent => {
   const { type, schemaVersion, occurredAt, data } = event;
   return { type, schemaVersion, occurredAt, data } as DeliveryEvent;
+};
+
+/** When the next attempt may go out (epoch ms): after the last attempt's retry delay; 0 when nothing holds it back. */
+export const nextAttemptDue = (delivery: Delivery): number => {
+  const last = delivery.attempts.at(-1);
+  if (!last || last.nextAttemptInMs === null || delivery.attemptsInRound === 0) return 0;
+  return Date.parse(last.at) + last.nextAttemptInMs;
 };
 
 export const foldDelivery = (events: DeliveryEvent[]): DeliveryState => events.reduce(evolveDelivery, initialDeliveryState());

@@ -1,31 +1,50 @@
 import { performance } from 'node:perf_hooks';
-import { isVersionConflict, type Delivery as StoreDelivery, type EventStore, type Logger, type Subscription } from '@wagw/lib';
-import { deliveryEvent, deliveryStream } from '../delivery/events';
+import {
+  instanceEvent,
+  instanceStream,
+  isVersionConflict,
+  type Delivery as StoreDelivery,
+  type EventStore,
+  type Logger,
+  type NewEvent,
+  type Subscription,
+} from '@wagw/lib';
+import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
+import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { webhookEventsOf } from '../routing/webhookEvent';
+import { webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
+import type { Attempter } from './attempter';
+import type { CircuitBreaker } from './circuitBreaker';
 import { Lanes } from './lanes';
 
 export const ROUTER_DURABLE = 'webhooks-router';
 
 /**
- * Reads every domain event once (a durable consumer shared by all replicas) and schedules a delivery for each
- * webhook-worthy event of an instance whose webhook is on. Scheduling is idempotent (command id and expected
- * version 0), so a commit redelivered after a crash schedules nothing twice. Events raised while the webhook is
- * off are not delivered later.
+ * Reads every domain event once (a durable consumer shared by all replicas) and makes the first attempt of each
+ * webhook event of an instance whose webhook is on, in event order per instance. The domain event stays unacked
+ * until the outcome is durable: a success is recorded on `<instance>.delivered.<id>`; anything else becomes a job on
+ * `<instance>.delivery.<id>` for the deliverer (retries, dead letters). Records are idempotent (command id and
+ * expected version 0), so a commit redelivered after a crash records nothing twice (it may be POSTed twice: at
+ * least once). Events raised while the webhook is off are not delivered, then or later.
  */
 export class Router {
   private subscription: Subscription | null = null;
-  private readonly lanes = new Lanes(64);
+  private readonly lanes: Lanes;
 
   constructor(
     private readonly events: EventStore,
     private readonly deliveries: EventStore,
     private readonly endpoints: EndpointDirectory,
+    private readonly attempter: Attempter,
+    private readonly breaker: CircuitBreaker,
     private readonly logger: Logger,
-  ) {}
+    private readonly options: { concurrency: number; batch: number; ackWaitMs: number },
+  ) {
+    this.lanes = new Lanes(options.concurrency);
+  }
 
   async start(): Promise<void> {
-    this.subscription = await this.events.subscribe('>', { durableName: ROUTER_DURABLE, ackWaitMs: 30_000 });
+    this.subscription = await this.events.subscribe('>', { durableName: ROUTER_DURABLE, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
     void this.run(this.subscription);
   }
 
@@ -55,25 +74,53 @@ export class Router {
       const webhooks = webhookEventsOf(delivery.commit);
       if (webhooks.length === 0) return delivery.ack();
       if (!(await this.endpoints.reach(delivery.commit.sequence, receivedAt, 5_000))) return delivery.nak(1_000);
-      const endpoint = this.endpoints.get(instanceId);
-      if (!endpoint?.enabled || !endpoint.url) return delivery.ack();
       for (const webhook of webhooks) {
-        const scheduled = deliveryEvent('DeliveryScheduled', webhook.timestamp, {
-          delivery_id: webhook.id,
-          instance_id: instanceId,
-          event_type: webhook.type,
-          body: JSON.stringify(webhook),
-        });
-        await this.deliveries
-          .append(deliveryStream(instanceId, webhook.id), [scheduled], { expectedVersion: 0, commandId: `schedule-${webhook.id}` })
-          .catch((error: unknown) => {
-            if (!isVersionConflict(error)) throw error;
-          });
+        const endpoint = this.endpoints.get(instanceId);
+        if (!endpoint?.enabled || !endpoint.url) break;
+        const heartbeat = setInterval(() => delivery.inProgress(), 10_000);
+        try {
+          await this.firstAttempt(instanceId, webhook, endpoint.url, delivery.deliveryCount > 1);
+        } finally {
+          clearInterval(heartbeat);
+        }
       }
       delivery.ack();
     } catch (error) {
-      this.logger.warn({ err: error, sequence: delivery.commit.sequence }, 'scheduling webhooks failed; will retry');
+      this.logger.warn({ err: error, sequence: delivery.commit.sequence }, 'routing a webhook failed; will retry');
       delivery.nak(2_000);
     }
+  }
+
+  private async firstAttempt(instanceId: string, webhook: WebhookEvent, url: string, redelivered: boolean): Promise<void> {
+    const scheduled = deliveryEvent('DeliveryScheduled', webhook.timestamp, {
+      delivery_id: webhook.id,
+      instance_id: instanceId,
+      event_type: webhook.type,
+      body: JSON.stringify(webhook),
+    });
+    // After a crash, the event may already have been handled: then there is a record of it.
+    if (redelivered && (await this.recorded(instanceId, webhook.id))) return;
+    if (this.breaker.waitMs(instanceId) > 0) return this.record(deliveryStream(instanceId, webhook.id), [scheduled], webhook.id);
+    const delivery = evolveDelivery(initialDeliveryState(), scheduled) as Delivery;
+    const { events, next, delivered, at } = await this.attempter.attempt(instanceId, delivery, url);
+    if (delivered) return this.record(deliveredStream(instanceId, webhook.id), [scheduled, ...events], webhook.id);
+    await this.record(deliveryStream(instanceId, webhook.id), [scheduled, ...events], webhook.id);
+    if (next.kind === 'disable_webhook') {
+      await this.events.append(instanceStream(instanceId), [instanceEvent('WebhookDisabled', at, { reason: next.reason })], {
+        expectedVersion: 'any',
+        commandId: `gone-${webhook.id}-1`,
+      });
+    }
+  }
+
+  private async recorded(instanceId: string, id: string): Promise<boolean> {
+    const [job, done] = await Promise.all([this.deliveries.version(deliveryStream(instanceId, id)), this.deliveries.version(deliveredStream(instanceId, id))]);
+    return job > 0 || done > 0;
+  }
+
+  private async record(stream: string, events: NewEvent[], id: string): Promise<void> {
+    await this.deliveries.append(stream, events, { expectedVersion: 0, commandId: `record-${id}` }).catch((error: unknown) => {
+      if (!isVersionConflict(error)) throw error;
+    });
   }
 }
