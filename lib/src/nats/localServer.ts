@@ -22,6 +22,17 @@ export interface LocalNatsOptions {
   log?: NodeJS.WritableStream;
 }
 
+/** Servers still running; killed when this process exits, so none outlives a crashed or force-exited parent. */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+const killOnExit = (child: ChildProcess): void => {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => running.forEach((c) => c.kill('SIGKILL')));
+};
+
 /** Asks the OS for a free TCP port on the loopback interface. */
 export const freePort = (host = '127.0.0.1'): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -66,6 +77,7 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
   const child = spawn(options.binary ?? 'nats-server', ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(child);
   if (options.log) {
     child.stdout?.pipe(options.log, { end: false });
     child.stderr?.pipe(options.log, { end: false });
