@@ -1,5 +1,14 @@
 import { isVersionConflict, type EventStore, type NewEvent, type RecordedEvent } from './port';
 
+/**
+ * A stored event as a domain event of the current schema, for aggregates whose events are all still at version 1
+ * (the first schema change adds a real conversion in that aggregate's `upcast`).
+ */
+export const asCurrentEvent = <E extends NewEvent>(event: RecordedEvent): E => {
+  const { type, schemaVersion, occurredAt, data } = event;
+  return { type, schemaVersion, occurredAt, data } as E;
+};
+
 /** An aggregate as three pure functions, plus `upcast` that turns a stored event (any schema version) into the current shape. */
 export interface Decider<Command, Event extends NewEvent, State> {
   decide(command: Command, state: State): Event[];

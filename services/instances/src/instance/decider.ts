@@ -1,4 +1,5 @@
 import {
+  asCurrentEvent,
   conflict,
   instanceEvent,
   notFound,
@@ -96,10 +97,7 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
 const ignoreUnknown = (_event: never, state: InstanceState): InstanceState => state;
 
 /** Stored events as current ones. Every event type is at schema version 1, so nothing needs converting yet. */
-export const upcast = (event: RecordedEvent): InstanceEvent => {
-  const { type, schemaVersion, occurredAt, data } = event;
-  return { type, schemaVersion, occurredAt, data } as InstanceEvent;
-};
+export const upcast = (event: RecordedEvent): InstanceEvent => asCurrentEvent<InstanceEvent>(event);
 
 export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceState> = {
   decide,

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@wagw/lib';
+import { asCurrentEvent, type RecordedEvent } from '@wagw/lib';
 import type { AttemptOutcome, DeliveryEvent } from './events';
 
 /** pending: waiting for an attempt or a retry; delivered; dead: dead-lettered (can be redelivered); dropped: the webhook was off. */
@@ -77,10 +77,7 @@ export const evolveDelivery = (state: DeliveryState, event: DeliveryEvent): Deli
 
 const ignoreUnknown = (_event: never, state: DeliveryState): DeliveryState => state;
 
-export const upcastDelivery = (event: RecordedEvent): DeliveryEvent => {
-  const { type, schemaVersion, occurredAt, data } = event;
-  return { type, schemaVersion, occurredAt, data } as DeliveryEvent;
-};
+export const upcastDelivery = (event: RecordedEvent): DeliveryEvent => asCurrentEvent<DeliveryEvent>(event);
 
 /** When the next attempt may go out (epoch ms): after the last attempt's retry delay; 0 when nothing holds it back. */
 export const nextAttemptDue = (delivery: Delivery): number => {
