@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -23,8 +23,8 @@ const REDACT = [
 ];
 
 /** The one way services create their structured (pino) logger. `LOG_LEVEL` sets the level. */
-export const createLogger = (service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger =>
-  pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' } });
+export const createLogger = (service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger =>
+  pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 
 /** Removes credentials from a URL before it is logged. */
 export const redactUrl = (url: string): string =>

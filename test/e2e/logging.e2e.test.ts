@@ -1,0 +1,50 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@wagw/lib';
+import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import { startStack, TEST_JWT_SECRET, type TestStack } from '../harness/stack';
+
+describe('logs', () => {
+  let stack: TestStack;
+  let gateway: RunningGateway;
+  let output = '';
+  beforeAll(async () => {
+    stack = await startStack();
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output += chunk.toString();
+        done();
+      },
+    });
+    gateway = await startGateway(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        instancesAddress: `127.0.0.1:${stack.instances.grpcPort}`,
+        webhooksAddress: `127.0.0.1:${stack.webhooks.grpcPort}`,
+        jwtSecret: TEST_JWT_SECRET,
+        bodyLimit: 65_536,
+      },
+      createLogger('gateway', 'debug', sink),
+    );
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await stack.close();
+  });
+
+  it('are structured JSON lines that never hold the token or the signing secret, even at debug level', async () => {
+    const token = stack.token();
+    const base = `http://127.0.0.1:${gateway.port}/v1`;
+    const created = (await fetch(`${base}/create_instance?access_token=${token}`).then((r) => r.json())) as { instance_id: string };
+    const hook = (await fetch(`${base}/set_webhook?instance_id=${created.instance_id}&enable=true&webhook_url=https%3A%2F%2Fh.example&access_token=${token}`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then((r) => r.json())) as { signing_secret: string };
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; url?: string });
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(requests[0]!.url).toContain('access_token=[redacted]');
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(hook.signing_secret);
+  });
+});
