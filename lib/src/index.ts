@@ -11,3 +11,4 @@ export * from './ids';
 export * from './secrets';
 export * from './validation';
 export * from './delivery';
+export * from './concurrency';

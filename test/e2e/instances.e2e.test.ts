@@ -205,13 +205,20 @@ describe('instances over HTTP', () => {
     it('serves an OpenAPI document generated from the routes, and a docs page', async () => {
       const doc = await fetch(`${stack.baseUrl}/v1/openapi.json`).then((r) => r.json() as Promise<{ openapi: string; paths: Record<string, unknown> }>);
       expect(doc.openapi).toBe('3.0.3');
+      const send = (doc.paths['/send'] as { post: { requestBody: { content: Record<string, { schema: { required: string[] } }> } } }).post;
+      expect(send.requestBody.content['application/json']!.schema.required).toEqual(expect.arrayContaining(['number', 'type', 'instance_id']));
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
           '/create_instance',
+          '/get_qrcode',
           '/history',
           '/list_instances',
+          '/reconnect',
           '/redeliver_webhooks',
           '/reset_instance',
+          '/sandbox/inbound',
+          '/sandbox/scan',
+          '/send',
           '/set_webhook',
           '/status',
           '/webhook_deliveries',

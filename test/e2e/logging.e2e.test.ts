@@ -21,6 +21,8 @@ describe('logs', () => {
         port: 0,
         instancesAddress: `127.0.0.1:${stack.instances.grpcPort}`,
         webhooksAddress: `127.0.0.1:${stack.webhooks.grpcPort}`,
+        sessionsAddress: `127.0.0.1:${stack.sessions.grpcPort}`,
+        sandbox: true,
         jwtSecret: TEST_JWT_SECRET,
         bodyLimit: 65_536,
       },

@@ -3,6 +3,8 @@ import { startInstancesService, type RunningInstancesService } from '../../servi
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
 import { startWebhooksService, type RunningWebhooksService } from '../../services/webhooks/src/service';
 import type { WebhooksConfig } from '../../services/webhooks/src/config';
+import { startSessionsService, type RunningSessionsService } from '../../services/sessions/src/service';
+import type { SessionsConfig } from '../../services/sessions/src/config';
 import { startTestNats, type TestNats } from './natsServer';
 import { testLogger } from './logger';
 
@@ -13,6 +15,7 @@ export interface TestStack {
   nats: TestNats;
   instances: RunningInstancesService;
   webhooks: RunningWebhooksService;
+  sessions: RunningSessionsService;
   gateway: RunningGateway;
   baseUrl: string;
   token(account?: string): string;
@@ -39,19 +42,43 @@ export const testWebhooksConfig = (natsUrl: string, overrides: Partial<WebhooksC
   ...overrides,
 });
 
-export const startStack = async (webhookOverrides: Partial<WebhooksConfig> = {}, allowPrivateNetworks = true): Promise<TestStack> => {
+/** Sessions settings for tests: the sandbox with short delays, no pacing, loopback media allowed. */
+export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsConfig> = {}): SessionsConfig => ({
+  natsUrl,
+  grpcAddress: '127.0.0.1:0',
+  opsHost: '127.0.0.1',
+  opsPort: 0,
+  connector: 'sandbox',
+  qrWaitMs: 5_000,
+  pacingMs: 0,
+  sendTtlMs: 24 * 3_600_000,
+  mediaMaxBytes: 1024 * 1024,
+  mediaTimeoutMs: 1_000,
+  allowPrivateNetworks: true,
+  sandbox: { sentDelayMs: 10, deliveredDelayMs: 30, readDelayMs: 60, qrIntervalMs: 20_000 },
+  ...overrides,
+});
+
+export const startStack = async (
+  webhookOverrides: Partial<WebhooksConfig> = {},
+  allowPrivateNetworks = true,
+  sessionsOverrides: Partial<SessionsConfig> = {},
+): Promise<TestStack> => {
   const nats = await startTestNats();
   const instances = await startInstancesService(
     { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0, allowPrivateNetworks },
     testLogger('instances'),
   );
   const webhooks = await startWebhooksService(testWebhooksConfig(nats.url, webhookOverrides), testLogger('webhooks'));
+  const sessions = await startSessionsService(testSessionsConfig(nats.url, sessionsOverrides), testLogger('sessions'));
   const gateway = await startGateway(
     {
       host: '127.0.0.1',
       port: 0,
       instancesAddress: `127.0.0.1:${instances.grpcPort}`,
       webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
+      sessionsAddress: `127.0.0.1:${sessions.grpcPort}`,
+      sandbox: true,
       jwtSecret: TEST_JWT_SECRET,
       bodyLimit: 64 * 1024,
     },
@@ -63,6 +90,7 @@ export const startStack = async (webhookOverrides: Partial<WebhooksConfig> = {},
     nats,
     instances,
     webhooks,
+    sessions,
     gateway,
     baseUrl,
     token,
@@ -83,6 +111,7 @@ export const startStack = async (webhookOverrides: Partial<WebhooksConfig> = {},
     close: async () => {
       await gateway.close();
       await webhooks.close();
+      await sessions.close();
       await instances.close();
       await nats.dispose();
     },

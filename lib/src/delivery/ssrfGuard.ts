@@ -41,11 +41,13 @@ export const isForbiddenAddress = (ip: string): boolean => {
   return forbidden.check(ip, 'ipv6');
 };
 
-const refuse = (host: string, ip: string) =>
-  invalidArgument('webhook_url_forbidden', `webhook_url resolves to ${ip} (${host}), a private or reserved address, which is not allowed`);
+const refuse = (host: string, ip: string, field = 'webhook_url') =>
+  invalidArgument(`${field}_forbidden`, `${field} resolves to ${ip} (${host}), a private or reserved address, which is not allowed`);
 
 export interface PublicUrlOptions {
   allowPrivate: boolean;
+  /** The input's name in error codes and messages (default webhook_url). */
+  field?: string;
   resolve?: (host: string) => Promise<string[]>;
 }
 
@@ -59,10 +61,11 @@ export const assertPublicUrl = async (url: string, options: PublicUrlOptions): P
   try {
     addresses = isIP(host) ? [host] : await (options.resolve ?? resolveAll)(host);
   } catch {
-    throw invalidArgument('webhook_url_unresolvable', `webhook_url host ${host} does not resolve`);
+    const field = options.field ?? 'webhook_url';
+    throw invalidArgument(`${field}_unresolvable`, `${field} host ${host} does not resolve`);
   }
   const bad = addresses.find(isForbiddenAddress);
-  if (bad !== undefined) throw refuse(host, bad);
+  if (bad !== undefined) throw refuse(host, bad, options.field);
 };
 
 /**

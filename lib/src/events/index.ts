@@ -1,1 +1,2 @@
 export * from './instanceEvents';
+export * from './messageEvents';

@@ -27,6 +27,8 @@ export type InstanceReset = Event<'InstanceReset', Record<string, never>>;
 export type InstanceConnecting = Event<'InstanceConnecting', Record<string, never>>;
 /** A QR code is waiting to be scanned (its content is a secret and is not recorded). */
 export type InstanceQrIssued = Event<'InstanceQrIssued', Record<string, never>>;
+/** Every QR code of a connection attempt expired unscanned: the instance is back to waiting for get_qrcode. */
+export type InstanceQrExpired = Event<'InstanceQrExpired', Record<string, never>>;
 /** The phone scanned the QR code: the instance is linked to `number`. */
 export type InstanceLinked = Event<'InstanceLinked', { number: string }>;
 export type InstanceConnected = Event<'InstanceConnected', Record<string, never>>;
@@ -41,6 +43,7 @@ export type InstanceEvent =
   | InstanceReset
   | InstanceConnecting
   | InstanceQrIssued
+  | InstanceQrExpired
   | InstanceLinked
   | InstanceConnected
   | InstanceDisconnected
@@ -57,6 +60,7 @@ export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceReset: 1,
   InstanceConnecting: 1,
   InstanceQrIssued: 1,
+  InstanceQrExpired: 1,
   InstanceLinked: 1,
   InstanceConnected: 1,
   InstanceDisconnected: 1,

@@ -20,3 +20,13 @@ export type { DeliveryRecord as DeliveryRecordInput } from '../generated/wagw/we
 export type { RedeliverRequest } from '../generated/wagw/webhooks/v1/RedeliverRequest';
 export type { RedeliverResponse__Output as RedeliverMessage } from '../generated/wagw/webhooks/v1/RedeliverResponse';
 export * from './server';
+export type { SessionsHandlers } from '../generated/wagw/sessions/v1/Sessions';
+export type { GetQrRequest } from '../generated/wagw/sessions/v1/GetQrRequest';
+export type { GetQrResponse__Output as QrMessage } from '../generated/wagw/sessions/v1/GetQrResponse';
+export type { InstanceRequest } from '../generated/wagw/sessions/v1/InstanceRequest';
+export type { ReconnectResponse__Output as ReconnectMessage } from '../generated/wagw/sessions/v1/ReconnectResponse';
+export type { SendRequest } from '../generated/wagw/sessions/v1/SendRequest';
+export type { SendResponse__Output as SendMessage } from '../generated/wagw/sessions/v1/SendResponse';
+export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxScanRequest';
+export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
+export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';

@@ -3,6 +3,7 @@ import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import type { ProtoGrpcType as InstancesProto } from '../generated/instances';
 import type { ProtoGrpcType as WebhooksProto } from '../generated/webhooks';
+import type { ProtoGrpcType as SessionsProto } from '../generated/sessions';
 
 /** The repository's `proto/` folder (same depth from `src/grpc` and `dist/grpc`). */
 export const PROTO_DIR = resolve(__dirname, '../../../proto');
@@ -17,3 +18,5 @@ export const loadInstancesProto = (): InstancesProto['wagw']['instances']['v1'] 
   load<InstancesProto>('instances.proto').wagw.instances.v1;
 
 export const loadWebhooksProto = (): WebhooksProto['wagw']['webhooks']['v1'] => load<WebhooksProto>('webhooks.proto').wagw.webhooks.v1;
+
+export const loadSessionsProto = (): SessionsProto['wagw']['sessions']['v1'] => load<SessionsProto>('sessions.proto').wagw.sessions.v1;

@@ -39,6 +39,7 @@ const main = async (): Promise<void> => {
   const port = envInt(env, 'PORT', 3000);
   const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freePort());
   const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freePort());
+  const sessionsGrpcPort = envInt(env, 'SESSIONS_GRPC_PORT', 0) || (await freePort());
   const common = { ...env, NATS_URL: natsUrl, AUTH_JWT_SECRET: jwtSecret };
   const services = [
     new Supervised(
@@ -54,9 +55,15 @@ const main = async (): Promise<void> => {
       logger,
     ),
     new Supervised(
+      'sessions',
+      join(ROOT, 'services/sessions/dist/main.js'),
+      { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`, OPS_PORT: String(envInt(env, 'SESSIONS_OPS_PORT', 0) || (await freePort())) },
+      logger,
+    ),
+    new Supervised(
       'gateway',
       join(ROOT, 'services/gateway/dist/main.js'),
-      { ...common, HOST: host, PORT: String(port), INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}`, WEBHOOKS_ADDRESS: `127.0.0.1:${webhooksGrpcPort}` },
+      { ...common, HOST: host, PORT: String(port), INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}`, WEBHOOKS_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, SESSIONS_ADDRESS: `127.0.0.1:${sessionsGrpcPort}` },
       logger,
     ),
   ];

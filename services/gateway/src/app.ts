@@ -5,6 +5,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerOpsRoutes, type Logger } from '@wagw/lib';
 import type { InstancesClientApi } from './instancesClient';
 import type { WebhooksClientApi } from './webhooksClient';
+import type { SessionsClientApi } from './sessionsClient';
+import { sessionsRoutes } from './routes/sessions';
+import { messagesRoutes } from './routes/messages';
+import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
@@ -16,6 +20,9 @@ import { deliveriesRoutes } from './routes/deliveries';
 export interface GatewayDeps {
   instances: InstancesClientApi;
   webhooks: WebhooksClientApi;
+  sessions: SessionsClientApi;
+  /** The sandbox routes exist only with the sandbox connector. */
+  sandbox: boolean;
   verifyToken: (token: string | undefined) => string;
   logger: Logger;
   bodyLimit?: number;
@@ -29,7 +36,7 @@ Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, cod
 429 (rate limited) or 503 (a dependency is down).`;
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
-export const buildGateway = async ({ instances, webhooks, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
+export const buildGateway = async ({ instances, webhooks, sessions, sandbox, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
     loggerInstance,
@@ -50,6 +57,8 @@ export const buildGateway = async ({ instances, webhooks, verifyToken, logger, b
       tags: [
         { name: 'Instances', description: 'Create, link, inspect and reset instances' },
         { name: 'Webhook', description: "The instance's event webhook" },
+        { name: 'Messages', description: 'Send text and media' },
+        ...(sandbox ? [{ name: 'Sandbox', description: 'The simulated platform (WA_CONNECTOR=sandbox): play the phone' }] : []),
       ],
       components: {
         securitySchemes: {
@@ -67,6 +76,7 @@ export const buildGateway = async ({ instances, webhooks, verifyToken, logger, b
   registerOpsRoutes(app, async () => {
     if (!(await instances.ready(1_000))) return { ready: false, reason: 'instances service is unreachable' };
     if (!(await webhooks.ready(1_000))) return { ready: false, reason: 'webhooks service is unreachable' };
+    if (!(await sessions.ready(1_000))) return { ready: false, reason: 'sessions service is unreachable' };
     return { ready: true };
   });
 
@@ -76,6 +86,9 @@ export const buildGateway = async ({ instances, webhooks, verifyToken, logger, b
       await api.register(instancesRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
+      await api.register(sessionsRoutes, { instances, sessions });
+      await api.register(messagesRoutes, { instances, sessions });
+      if (sandbox) await api.register(sandboxRoutes, { instances, sessions });
     },
     { prefix: '/v1' },
   );

@@ -5,6 +5,8 @@ export interface GatewayConfig {
   port: number;
   instancesAddress: string;
   webhooksAddress: string;
+  sessionsAddress: string;
+  sandbox: boolean;
   jwtSecret: string;
   bodyLimit: number;
 }
@@ -17,6 +19,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: envInt(env, 'PORT', 3000),
     instancesAddress: envString(env, 'INSTANCES_ADDRESS', '127.0.0.1:50051'),
     webhooksAddress: envString(env, 'WEBHOOKS_ADDRESS', '127.0.0.1:50052'),
+    sessionsAddress: envString(env, 'SESSIONS_ADDRESS', '127.0.0.1:50053'),
+    sandbox: envString(env, 'WA_CONNECTOR', 'sandbox') === 'sandbox',
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
   };

@@ -3,6 +3,7 @@ import { buildGateway } from './app';
 import type { GatewayConfig } from './config';
 import { createInstancesClient } from './instancesClient';
 import { createWebhooksClient } from './webhooksClient';
+import { createSessionsClient } from './sessionsClient';
 
 export interface RunningGateway {
   port: number;
@@ -13,9 +14,12 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
   enableDefaultMetrics('gateway');
   const instances = createInstancesClient(config.instancesAddress);
   const webhooks = createWebhooksClient(config.webhooksAddress);
+  const sessions = createSessionsClient(config.sessionsAddress);
   const app = await buildGateway({
     instances,
     webhooks,
+    sessions,
+    sandbox: config.sandbox,
     verifyToken: createTokenVerifier(config.jwtSecret),
     logger,
     bodyLimit: config.bodyLimit,
@@ -30,6 +34,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
       await app.close();
       instances.close();
       webhooks.close();
+      sessions.close();
     },
   };
 };

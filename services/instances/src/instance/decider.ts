@@ -78,6 +78,8 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
       return enter(state, 'connecting', at);
     case 'InstanceQrIssued':
       return enter(state, 'qr', at);
+    case 'InstanceQrExpired':
+      return enter(state, state.linkedNumber ? 'disconnected' : 'created', at);
     case 'InstanceLinked':
       return { ...state, linkedNumber: event.data.number };
     case 'InstanceConnected':

@@ -1,4 +1,5 @@
 import {
+  Lanes,
   AggregateCache,
   instanceEvent,
   instanceStream,
@@ -15,7 +16,7 @@ import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, t
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
-import { Lanes } from './lanes';
+
 
 export const DELIVERER_DURABLE = 'webhooks-deliverer';
 const TRIGGERS = new Set(['DeliveryScheduled', 'RedeliveryRequested']);

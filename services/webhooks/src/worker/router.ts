@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import {
+  Lanes,
   instanceEvent,
   instanceStream,
   isVersionConflict,
@@ -15,7 +16,7 @@ import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
-import { Lanes } from './lanes';
+
 
 export const ROUTER_DURABLE = 'webhooks-router';
 

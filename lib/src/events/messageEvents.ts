@@ -1,0 +1,38 @@
+/**
+ * The events of one message, on stream `<instance_id>.message.<message_id>` (outbound: our id; inbound: derived
+ * from the platform's id). Appended by the sessions service; webhooks turn them into `message.*` deliveries.
+ */
+interface Event<T extends string, D extends Record<string, unknown>> {
+  type: T;
+  schemaVersion: number;
+  occurredAt: string;
+  data: D;
+}
+
+export type MessageAccepted = Event<
+  'MessageAccepted',
+  { message_id: string; to: string; type: 'text' | 'media'; text: string | null; media_url: string | null; filename: string | null }
+>;
+export type MessageSent = Event<'MessageSent', { message_id: string; to: string }>;
+export type MessageDelivered = Event<'MessageDelivered', { message_id: string; to: string }>;
+export type MessageRead = Event<'MessageRead', { message_id: string; to: string }>;
+export type MessageFailed = Event<'MessageFailed', { message_id: string; to: string; reason: string }>;
+export type MessageReceived = Event<
+  'MessageReceived',
+  {
+    message_id: string;
+    from: string;
+    push_name: string | null;
+    text: string | null;
+    media: { mimetype: string; filename: string | null; size: number } | null;
+    timestamp: string;
+  }
+>;
+
+export type MessageEvent = MessageAccepted | MessageSent | MessageDelivered | MessageRead | MessageFailed | MessageReceived;
+
+export const messageStream = (instanceId: string, messageId: string): string => `${instanceId}.message.${messageId}`;
+export const ALL_MESSAGES_PATTERN = '*.message.*';
+
+export const messageEvent = <E extends MessageEvent>(type: E['type'], occurredAt: string, data: E['data']): E =>
+  ({ type, schemaVersion: 1, occurredAt, data }) as E;

@@ -1,0 +1,46 @@
+import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import type { InstancesClientApi } from '../instancesClient';
+import type { SessionsClientApi } from '../sessionsClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+
+const SendFields = Type.Object({
+  number: Type.String({ maxLength: 32, description: 'Recipient: international digits, no + or separators (7-15 digits)', examples: ['4915112345678'] }),
+  type: Type.Union([Type.Literal('text'), Type.Literal('media')]),
+  message: Type.Optional(Type.String({ maxLength: 4096, description: 'Text; for media, the caption' })),
+  media_url: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL of the media (type media)' })),
+  filename: Type.Optional(Type.String({ maxLength: 255, description: 'Names a document (type media)' })),
+  instance_id: InstanceId,
+  access_token: AccessToken,
+});
+
+const SendResponse = { 200: envelope({ message_id: Type.String() }), ...errorResponses(...COMMON_ERRORS, 404, 409) };
+
+export const messagesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
+  app,
+  { instances, sessions },
+) => {
+  const tags = ['Messages'];
+  const description =
+    'Accepts the message for sending and answers its message_id at once; it is durable from then on. Delivery progress (sent, delivered, read, failed) arrives on the webhook and in the history. While the instance is disconnected, sends wait (up to 24 h). With an Idempotency-Key header, a repeat answers the same message_id and sends nothing new.';
+
+  const send = async (account: string, fields: Static<typeof SendFields>, idempotencyKey: unknown) => {
+    const instance = await instances.get(account, fields.instance_id);
+    const { messageId } = await sessions.send({
+      instanceId: instance.instanceId,
+      to: fields.number,
+      type: fields.type,
+      text: fields.message ?? '',
+      mediaUrl: fields.media_url ?? '',
+      filename: fields.filename ?? '',
+      idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey.slice(0, 255) : '',
+    });
+    return { status: 200, message: 'Message accepted for sending', message_id: messageId };
+  };
+
+  app.post('/send', { schema: { tags, summary: 'Send a text or media message', description, body: SendFields, response: SendResponse } }, async (request) =>
+    send(request.account, request.body, request.headers['idempotency-key']),
+  );
+  app.get('/send', { schema: { tags, summary: 'Send a text or media message (query form)', description, querystring: SendFields, response: SendResponse } }, async (request) =>
+    send(request.account, request.query, request.headers['idempotency-key']),
+  );
+};

@@ -1,0 +1,32 @@
+import { credentials } from '@grpc/grpc-js';
+import {
+  callUnary,
+  loadSessionsProto,
+  type GetQrRequest,
+  type InstanceRequest,
+  type QrMessage,
+  type ReconnectMessage,
+  type SandboxInboundRequest,
+  type SandboxMessage,
+  type SandboxScanRequest,
+  type SendMessage,
+  type SendRequest,
+} from '@wagw/lib';
+
+/** The gateway's typed view of the Sessions gRPC service. */
+export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
+  const proto = loadSessionsProto();
+  const client = new proto.Sessions(address, credentials.createInsecure(), { 'grpc.max_reconnect_backoff_ms': 2_000 });
+  return {
+    getQr: (request: GetQrRequest) => callUnary<GetQrRequest, QrMessage>(client.GetQr.bind(client), request, timeoutMs),
+    reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),
+    send: (request: SendRequest) => callUnary<SendRequest, SendMessage>(client.Send.bind(client), request, 10_000),
+    sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),
+    sandboxInbound: (request: SandboxInboundRequest) =>
+      callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
+    ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    close: () => client.close(),
+  };
+};
+
+export type SessionsClientApi = ReturnType<typeof createSessionsClient>;

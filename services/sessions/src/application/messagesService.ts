@@ -1,0 +1,82 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  assertInstanceId,
+  conflict,
+  invalidArgument,
+  isVersionConflict,
+  messageEvent,
+  messageStream,
+  type EventStore,
+} from '@wagw/lib';
+import type { InstanceRegistry } from '../registry/instanceRegistry';
+
+export interface SendCommand {
+  instanceId: string;
+  to: string;
+  type: string;
+  text: string;
+  mediaUrl: string;
+  filename: string;
+  idempotencyKey: string;
+}
+
+const NUMBER = /^\d{7,15}$/;
+const MAX_TEXT = 4_096;
+
+/** Message ids are stream tokens; a repeated idempotency key names the same message. */
+const messageIdFor = (instanceId: string, key: string): string =>
+  key ? `m_${createHash('sha256').update(`${instanceId}\u0000${key}`).digest('hex').slice(0, 24)}` : `m_${randomUUID().replace(/-/g, '')}`;
+
+/**
+ * Accepting a send: validate, check the instance can send, append MessageAccepted (durable before the answer).
+ * Dispatch happens on the dispatcher's durable consumer.
+ */
+export class MessagesService {
+  constructor(
+    private readonly events: EventStore,
+    private readonly registry: InstanceRegistry,
+    private readonly checkMediaUrl: (url: string) => Promise<void>,
+  ) {}
+
+  async accept(command: SendCommand): Promise<string> {
+    assertInstanceId(command.instanceId);
+    if (!NUMBER.test(command.to)) {
+      throw invalidArgument('invalid_number', 'number must be 7 to 15 digits in international form, without + or separators');
+    }
+    if (command.type !== 'text' && command.type !== 'media') throw invalidArgument('invalid_type', 'type must be text or media');
+    if (command.text.length > MAX_TEXT) throw invalidArgument('message_too_long', `message must be at most ${MAX_TEXT} characters`);
+    if (command.type === 'text' && command.text.trim() === '') throw invalidArgument('missing_message', 'message is required for type text');
+    if (command.type === 'media') await this.assertMediaUrl(command.mediaUrl);
+    await this.registry.catchUp(2_000);
+    const facts = this.registry.get(command.instanceId);
+    if (facts?.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
+    if (!facts?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
+    const accepted = messageEvent('MessageAccepted', new Date().toISOString(), {
+      message_id: messageId,
+      to: command.to,
+      type: command.type,
+      text: command.text || null,
+      media_url: command.type === 'media' ? command.mediaUrl : null,
+      filename: command.filename || null,
+    });
+    await this.events
+      .append(messageStream(command.instanceId, messageId), [accepted], { expectedVersion: 0, commandId: `accept-${messageId}` })
+      .catch((error: unknown) => {
+        if (!isVersionConflict(error)) throw error;
+      });
+    return messageId;
+  }
+
+  private async assertMediaUrl(url: string): Promise<void> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw invalidArgument('invalid_media_url', 'media_url must be an absolute http(s) URL for type media');
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidArgument('invalid_media_url', 'media_url must use http or https');
+    if (url.length > 2_048) throw invalidArgument('invalid_media_url', 'media_url must be at most 2,048 characters');
+    await this.checkMediaUrl(url);
+  }
+}

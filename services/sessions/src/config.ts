@@ -1,0 +1,44 @@
+import { envBool, envInt, envOptional, envString } from '@wagw/lib';
+
+export interface SessionsConfig {
+  natsUrl: string;
+  grpcAddress: string;
+  opsHost: string;
+  opsPort: number;
+  connector: 'sandbox';
+  qrWaitMs: number;
+  pacingMs: number;
+  sendTtlMs: number;
+  mediaMaxBytes: number;
+  mediaTimeoutMs: number;
+  allowPrivateNetworks: boolean;
+  sandbox: { sentDelayMs: number; deliveredDelayMs: number; readDelayMs: number; qrIntervalMs: number };
+}
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
+  const natsUrl = envOptional(env, 'NATS_URL');
+  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
+  const connector = envString(env, 'WA_CONNECTOR', 'sandbox');
+  if (connector !== 'sandbox') {
+    throw new Error(`WA_CONNECTOR=${connector} is not available in this version: only the sandbox connector is built (the Baileys connector is next)`);
+  }
+  return {
+    natsUrl,
+    grpcAddress: envString(env, 'SESSIONS_GRPC_ADDRESS', '127.0.0.1:50053'),
+    opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
+    opsPort: envInt(env, 'OPS_PORT', 9103),
+    connector,
+    qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000),
+    pacingMs: envInt(env, 'SEND_PACING_MS', 1_000),
+    sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),
+    mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
+    mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
+    allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),
+    sandbox: {
+      sentDelayMs: envInt(env, 'SANDBOX_SENT_DELAY_MS', 50),
+      deliveredDelayMs: envInt(env, 'SANDBOX_DELIVERED_DELAY_MS', 150),
+      readDelayMs: envInt(env, 'SANDBOX_READ_DELAY_MS', 400),
+      qrIntervalMs: envInt(env, 'SANDBOX_QR_INTERVAL_MS', 20_000),
+    },
+  };
+};

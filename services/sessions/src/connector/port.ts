@@ -1,0 +1,57 @@
+/**
+ * The connector port: how the sessions service reaches a messaging platform. Adapters: `sandbox` (a simulated
+ * platform, a product feature) and, later, `baileys` (WhatsApp Web). No library type crosses this port.
+ */
+
+export interface MediaPayload {
+  data: Buffer;
+  mimetype: string;
+  /** Names documents. */
+  filename?: string;
+  caption?: string;
+}
+
+export interface OutboundMessage {
+  /** Our message id; receipts refer to it. */
+  messageId: string;
+  /** Recipient number: international digits, no '+'. */
+  to: string;
+  text?: string;
+  media?: MediaPayload;
+}
+
+export interface InboundMessage {
+  platformMessageId: string;
+  from: string;
+  pushName: string | null;
+  text: string | null;
+  media: { mimetype: string; filename: string | null; size: number } | null;
+  timestamp: string;
+}
+
+export type ReceiptStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** What a connection reports; the session turns these into events. QR strings are secrets: never log or store them. */
+export type ConnectionEvent =
+  | { type: 'qr'; qr: string }
+  | { type: 'connected'; number: string }
+  /** Lost, and the adapter will not reconnect by itself: the session decides (backoff policy). */
+  | { type: 'disconnected'; reason: string }
+  | { type: 'logged_out'; reason: string }
+  | { type: 'failed'; reason: string }
+  | { type: 'receipt'; messageId: string; status: ReceiptStatus; reason?: string }
+  | { type: 'inbound'; message: InboundMessage };
+
+export interface Connection {
+  /** Hands a message to the platform; resolves once the platform took it (a 'sent' receipt follows). */
+  send(message: OutboundMessage): Promise<void>;
+  /** Unlinks the device from the account, then closes. */
+  logout(): Promise<void>;
+  /** Closes the connection (no further events), keeping the link. */
+  close(): Promise<void>;
+}
+
+export interface Connector {
+  readonly name: string;
+  connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection>;
+}

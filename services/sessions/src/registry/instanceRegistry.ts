@@ -1,0 +1,67 @@
+import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+
+/** What the sessions side needs to know of an instance from its events. */
+export interface InstanceFacts {
+  linkedNumber: string | null;
+  /** Why sends must fail now (logged out, failed), or null. */
+  blockedReason: string | null;
+  /** Sequence of the last reset: sends accepted before it are dropped. */
+  resetSequence: number;
+}
+
+/** A read model of every instance's link facts, kept from the instance streams. */
+export class InstanceRegistry {
+  private readonly facts = new Map<string, InstanceFacts>();
+  private readonly projection: Projection;
+  private readonly resetListeners = new Set<(instanceId: string) => void>();
+
+  constructor(store: EventStore, logger: Logger) {
+    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
+  }
+
+  start(): void {
+    this.projection.start();
+  }
+
+  stop(): Promise<void> {
+    return this.projection.stop();
+  }
+
+  catchUp(timeoutMs: number): Promise<boolean> {
+    return this.projection.catchUp(timeoutMs);
+  }
+
+  get(instanceId: string): InstanceFacts | undefined {
+    return this.facts.get(instanceId);
+  }
+
+  /** Called for every reset applied after start-up catch-up (the session logs the device out). */
+  onReset(listener: (instanceId: string) => void): void {
+    this.resetListeners.add(listener);
+  }
+
+  private apply(commit: Commit): void {
+    const id = commit.stream.split('.')[0]!;
+    for (const event of commit.events) {
+      const current = this.facts.get(id) ?? { linkedNumber: null, blockedReason: null, resetSequence: 0 };
+      switch (event.type) {
+        case 'InstanceLinked':
+          this.facts.set(id, { ...current, linkedNumber: String(event.data.number), blockedReason: null });
+          break;
+        case 'InstanceConnected':
+          this.facts.set(id, { ...current, blockedReason: null });
+          break;
+        case 'InstanceLoggedOut':
+        case 'InstanceFailed':
+          this.facts.set(id, { ...current, linkedNumber: event.type === 'InstanceLoggedOut' ? null : current.linkedNumber, blockedReason: String(event.data.reason) });
+          break;
+        case 'InstanceReset':
+          this.facts.set(id, { linkedNumber: null, blockedReason: null, resetSequence: commit.sequence });
+          for (const listener of this.resetListeners) listener(id);
+          break;
+        default:
+          if (!this.facts.has(id)) this.facts.set(id, current);
+      }
+    }
+  }
+}

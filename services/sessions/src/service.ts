@@ -1,0 +1,68 @@
+import {
+  assertPublicUrl,
+  connectNats,
+  createLogger,
+  enableDefaultMetrics,
+  JetStreamEventStore,
+  loadSessionsProto,
+  startGrpcServer,
+  startOpsServer,
+  type Logger,
+} from '@wagw/lib';
+import { MessagesService } from './application/messagesService';
+import type { SessionsConfig } from './config';
+import { SandboxPlatform } from './connector/sandbox';
+import { Dispatcher } from './dispatch/dispatcher';
+import { sessionsHandlers } from './grpc/sessionsHandlers';
+import { createMediaFetcher } from './media/mediaFetcher';
+import { InstanceRegistry } from './registry/instanceRegistry';
+import { SessionManager } from './session/sessionManager';
+
+export interface RunningSessionsService {
+  grpcPort: number;
+  opsPort: number;
+  /** The simulated platform (sandbox connector), for tests and the sandbox routes. */
+  sandbox: SandboxPlatform;
+  close(): Promise<void>;
+}
+
+/** Starts the sessions service: connector, sessions, dispatcher, gRPC and ops endpoints. */
+export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
+  enableDefaultMetrics('sessions');
+  logger.warn('WA_CONNECTOR=sandbox: instances link to a simulated platform, not to WhatsApp');
+  const sandbox = new SandboxPlatform(config.sandbox);
+  const nats = await connectNats({ url: config.natsUrl, name: 'sessions', logger });
+  const events = await JetStreamEventStore.open(nats);
+  const registry = new InstanceRegistry(events, logger);
+  registry.start();
+  await registry.catchUp(10_000);
+  const sessions = new SessionManager(sandbox, events, registry, logger);
+  const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
+  const dispatcher = new Dispatcher(events, sessions, registry, media, logger, { pacingMs: config.pacingMs, ttlMs: config.sendTtlMs, retryMs: 1_000 });
+  await dispatcher.start();
+  const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }));
+  const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(sessions, messages, sandbox, config.qrWaitMs, logger), config.grpcAddress);
+  const ops = await startOpsServer({
+    host: config.opsHost,
+    port: config.opsPort,
+    readiness: async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }),
+  });
+  logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
+  let closed = false;
+  return {
+    grpcPort: grpc.port,
+    opsPort: ops.port,
+    sandbox,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await grpc.close();
+      await ops.close();
+      await dispatcher.stop();
+      await sessions.closeAll();
+      await registry.stop();
+      await media.close();
+      await nats.close();
+    },
+  };
+};

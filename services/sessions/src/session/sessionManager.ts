@@ -1,0 +1,242 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  conflict,
+  instanceEvent,
+  instanceStream,
+  isVersionConflict,
+  messageEvent,
+  messageStream,
+  unavailable,
+  type EventStore,
+  type InstanceEvent,
+  type Logger,
+  type MessageEvent,
+} from '@wagw/lib';
+import type { Connection, ConnectionEvent, Connector, ReceiptStatus } from '../connector/port';
+import type { InstanceRegistry } from '../registry/instanceRegistry';
+import { reconnectDelayMs } from './reconnectPolicy';
+
+type Status = 'connecting' | 'qr' | 'connected';
+
+interface Session {
+  instanceId: string;
+  connection: Connection | null;
+  status: Status;
+  /** The current QR code: a secret, kept in memory only. */
+  qr: string | null;
+  qrIssued: boolean;
+  waiters: Array<() => void>;
+  reconnectAttempts: number;
+  reconnectTimer: NodeJS.Timeout | null;
+}
+
+const RECEIPT_EVENTS: Record<ReceiptStatus, MessageEvent['type']> = {
+  sent: 'MessageSent',
+  delivered: 'MessageDelivered',
+  read: 'MessageRead',
+  failed: 'MessageFailed',
+};
+
+/** An inbound message's id in our streams: derived from the platform's id, a valid stream token. */
+export const inboundMessageId = (instanceId: string, platformId: string): string =>
+  `in_${createHash('sha256').update(`${instanceId}:${platformId}`).digest('hex').slice(0, 24)}`;
+
+/**
+ * One platform connection per instance: starts it for a QR code, turns what the connection reports into events
+ * (lifecycle on the instance stream, receipts and inbound messages on message streams), and reconnects a linked
+ * instance with backoff when the connection drops.
+ */
+export class SessionManager {
+  private readonly sessions = new Map<string, Session>();
+  /** Recipients of messages handed to the platform, for the receipts that follow. */
+  private readonly recipients = new Map<string, string>();
+  private closing = false;
+
+  constructor(
+    private readonly connector: Connector,
+    private readonly events: EventStore,
+    private readonly registry: InstanceRegistry,
+    private readonly logger: Logger,
+    private readonly random: () => number = Math.random,
+  ) {
+    registry.onReset((instanceId) => void this.reset(instanceId));
+  }
+
+  /** The open, connected connection of an instance, or null. */
+  connected(instanceId: string): Connection | null {
+    const session = this.sessions.get(instanceId);
+    return session?.status === 'connected' ? session.connection : null;
+  }
+
+  /** Remembers who a message went to, so its receipts can say so. */
+  sending(messageId: string, to: string): void {
+    this.recipients.set(messageId, to);
+    if (this.recipients.size > 100_000) this.recipients.delete(this.recipients.keys().next().value as string);
+  }
+
+  /** The current QR code, starting a connection when none runs; waits at most `waitMs` for it. */
+  async getQr(instanceId: string, waitMs: number): Promise<string> {
+    let session = this.sessions.get(instanceId);
+    if (session?.status === 'connected') throw conflict('already_connected', 'The instance is connected; no QR code is needed');
+    if (!session) session = await this.start(instanceId);
+    const deadline = Date.now() + waitMs;
+    while (!session.qr) {
+      if (session.status === 'connected') throw conflict('already_connected', 'The instance is connected; no QR code is needed');
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || this.sessions.get(instanceId) !== session) {
+        throw unavailable('qr_timeout', `No QR code from the platform within ${waitMs} ms; try again`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        session.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return session.qr;
+  }
+
+  /** Restarts the connection of a linked instance. */
+  async reconnect(instanceId: string): Promise<void> {
+    if (!this.registry.get(instanceId)?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    await this.stop(instanceId);
+    await this.start(instanceId);
+  }
+
+  /** Logs the device out where linked and forgets the session (reset_instance). */
+  async reset(instanceId: string): Promise<void> {
+    const session = this.sessions.get(instanceId);
+    this.sessions.delete(instanceId);
+    if (!session) return;
+    if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+    await session.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
+  }
+
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
+  }
+
+  private async start(instanceId: string): Promise<Session> {
+    const session: Session = { instanceId, connection: null, status: 'connecting', qr: null, qrIssued: false, waiters: [], reconnectAttempts: 0, reconnectTimer: null };
+    this.sessions.set(instanceId, session);
+    await this.appendInstance(instanceId, [instanceEvent('InstanceConnecting', now(), {})]);
+    session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
+    return session;
+  }
+
+  private async stop(instanceId: string): Promise<void> {
+    const session = this.sessions.get(instanceId);
+    this.sessions.delete(instanceId);
+    if (!session) return;
+    if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+    await session.connection?.close();
+  }
+
+  private wake(session: Session): void {
+    session.waiters.splice(0).forEach((wake) => wake());
+  }
+
+  private async handle(session: Session, event: ConnectionEvent): Promise<void> {
+    if (this.sessions.get(session.instanceId) !== session) return;
+    const id = session.instanceId;
+    try {
+      switch (event.type) {
+        case 'qr':
+          session.qr = event.qr;
+          session.status = 'qr';
+          this.wake(session);
+          if (!session.qrIssued) {
+            session.qrIssued = true;
+            await this.appendInstance(id, [instanceEvent('InstanceQrIssued', now(), {})]);
+          }
+          return;
+        case 'connected': {
+          session.status = 'connected';
+          session.qr = null;
+          session.reconnectAttempts = 0;
+          this.wake(session);
+          const linked = this.registry.get(id)?.linkedNumber === event.number;
+          await this.appendInstance(id, [
+            ...(linked ? [] : [instanceEvent('InstanceLinked', now(), { number: event.number })]),
+            instanceEvent('InstanceConnected', now(), {}),
+          ]);
+          return;
+        }
+        case 'disconnected':
+          session.qr = null;
+          this.wake(session);
+          if (event.reason === 'qr_expired') {
+            this.sessions.delete(id);
+            await this.appendInstance(id, [instanceEvent('InstanceQrExpired', now(), {})]);
+            return;
+          }
+          await this.appendInstance(id, [instanceEvent('InstanceDisconnected', now(), { reason: event.reason })]);
+          this.scheduleReconnect(session);
+          return;
+        case 'logged_out':
+        case 'failed':
+          this.sessions.delete(id);
+          this.wake(session);
+          await this.appendInstance(id, [
+            event.type === 'logged_out'
+              ? instanceEvent('InstanceLoggedOut', now(), { reason: event.reason })
+              : instanceEvent('InstanceFailed', now(), { reason: event.reason }),
+          ]);
+          return;
+        case 'receipt': {
+          const to = this.recipients.get(event.messageId) ?? '';
+          const type = RECEIPT_EVENTS[event.status];
+          const data = type === 'MessageFailed' ? { message_id: event.messageId, to, reason: event.reason ?? 'failed' } : { message_id: event.messageId, to };
+          await this.events.append(messageStream(id, event.messageId), [messageEvent(type, now(), data as never)], {
+            expectedVersion: 'any',
+            commandId: `receipt-${event.messageId}-${event.status}`,
+          });
+          return;
+        }
+        case 'inbound': {
+          const m = event.message;
+          const messageId = inboundMessageId(id, m.platformMessageId);
+          const received = messageEvent('MessageReceived', now(), {
+            message_id: messageId,
+            from: m.from,
+            push_name: m.pushName,
+            text: m.text,
+            media: m.media,
+            timestamp: m.timestamp,
+          });
+          await this.events
+            .append(messageStream(id, messageId), [received], { expectedVersion: 0, commandId: `inbound-${messageId}` })
+            .catch((error: unknown) => {
+              if (!isVersionConflict(error)) throw error;
+            });
+          return;
+        }
+      }
+    } catch (error) {
+      this.logger.error({ err: error, instanceId: id, event: event.type }, 'recording a connection event failed');
+    }
+  }
+
+  private scheduleReconnect(session: Session): void {
+    if (this.closing || !this.registry.get(session.instanceId)?.linkedNumber) {
+      this.sessions.delete(session.instanceId);
+      return;
+    }
+    session.status = 'connecting';
+    const delay = reconnectDelayMs(++session.reconnectAttempts, this.random);
+    session.reconnectTimer = setTimeout(() => {
+      if (this.sessions.get(session.instanceId) !== session) return;
+      this.sessions.delete(session.instanceId);
+      this.start(session.instanceId).catch((error: unknown) => this.logger.warn({ err: error }, 'reconnect failed'));
+    }, delay);
+    session.reconnectTimer.unref();
+  }
+
+  private async appendInstance(instanceId: string, events: InstanceEvent[]): Promise<void> {
+    await this.events.append(instanceStream(instanceId), events, { expectedVersion: 'any', commandId: randomUUID() });
+  }
+}
+
+const now = (): string => new Date().toISOString();

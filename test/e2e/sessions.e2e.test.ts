@@ -1,0 +1,190 @@
+import { createServer, type Server } from 'node:http';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import { startStack, type TestStack } from '../harness/stack';
+import { WebhookReceiver } from '../harness/webhookReceiver';
+
+/** Decodes a data:image/png;base64 QR code back to its text. */
+const decodeQr = (dataUri: string): string | null => {
+  const png = PNG.sync.read(Buffer.from(dataUri.replace(/^data:image\/png;base64,/, ''), 'base64'));
+  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
+};
+
+const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('sessions over HTTP with the sandbox connector', () => {
+  let stack: TestStack;
+  let receiver: WebhookReceiver;
+  let media: Server;
+  let mediaUrl: string;
+  beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    media = createServer((req, res) => {
+      if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(2048, 7));
+      if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.alloc(4096, 1));
+      if (req.url === '/huge.bin') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(2 * 1024 * 1024));
+      return res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
+    mediaUrl = `http://127.0.0.1:${(media.address() as { port: number }).port}`;
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack.close();
+    await receiver.stop();
+    media.closeAllConnections();
+    await new Promise((r) => media.close(r));
+  });
+
+  const history = async (id: string): Promise<Array<{ type: string; stream: string; data: Record<string, unknown> }>> =>
+    (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as Array<{ type: string; stream: string; data: Record<string, unknown> }>;
+
+  /** create -> webhook -> get_qrcode -> scan: a connected instance. */
+  const linkedInstance = async (path: string, number = '4915112345678'): Promise<string> => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const set = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(receiver.url(path))}`);
+    receiver.secret(path, set.body.signing_secret as string);
+    expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
+    expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=${number}`)).status).toBe(200);
+    await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    return id;
+  };
+
+  it('links an instance: QR code PNG (decoded = the platform QR) -> scan -> connected with its number', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect(qr.status).toBe(200);
+    expect(qr.body.qrcode).toMatch(/^data:image\/png;base64,/);
+    expect(decodeQr(qr.body.qrcode as string)).toBe(stack.sessions.sandbox.currentQr(id));
+    expect((await stack.call(`/v1/status?instance_id=${id}`)).body.state).toBe('qr');
+    await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915100000001`);
+    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    expect(status.body).toMatchObject({ state: 'connected', linked_number: '4915100000001' });
+    const again = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect([again.status, again.body.code]).toEqual([409, 'already_connected']);
+    const events = (await history(id)).map((e) => e.type);
+    expect(events).toEqual(expect.arrayContaining(['InstanceConnecting', 'InstanceQrIssued', 'InstanceLinked', 'InstanceConnected']));
+    expect(JSON.stringify(await history(id))).not.toContain(stack.sessions.sandbox.currentQr(id) ?? 'no-qr-left');
+  });
+
+  it('sends text (POST and GET): accepted at once, then sent, delivered and read in the history and on the webhook', async () => {
+    const id = await linkedInstance('/text');
+    const post = await stack.call('/v1/send', { method: 'POST', body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: 'hello' }) });
+    expect(post.status).toBe(200);
+    expect(post.body).toMatchObject({ status: 200, message_id: expect.stringMatching(/^m_/) });
+    const get = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=${encodeURIComponent('second one')}`);
+    expect(get.status).toBe(200);
+    const messageId = post.body.message_id as string;
+    const events = await eventually(() => history(id), (h) => h.filter((e) => e.stream.endsWith(messageId)).length >= 4);
+    expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
+    expect(stack.sessions.sandbox.sent(id).map((m) => m.text)).toEqual(['hello', 'second one']);
+    const hooks = await receiver.waitFor('/text', 7);
+    expect(hooks[0]!.body.type).toBe('instance.connected');
+    expect(hooks.filter((h) => h.body.data.message_id === messageId).map((h) => h.body.type)).toEqual(['message.sent', 'message.delivered', 'message.read']);
+  });
+
+  it('sends media as image and document, fetched from its URL', async () => {
+    const id = await linkedInstance('/media');
+    const image = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&message=look&media_url=${encodeURIComponent(`${mediaUrl}/cat.png`)}`);
+    const doc = await stack.call('/v1/send', {
+      method: 'POST',
+      body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'media', media_url: `${mediaUrl}/report.pdf`, filename: 'Q3 report.pdf' }),
+    });
+    expect([image.status, doc.status]).toEqual([200, 200]);
+    await eventually(async () => stack.sessions.sandbox.sent(id), (s) => s.length === 2);
+    expect(stack.sessions.sandbox.sent(id).map((m) => m.media)).toEqual([
+      expect.objectContaining({ mimetype: 'image/png', size: 2048, caption: 'look' }),
+      expect.objectContaining({ mimetype: 'application/pdf', size: 4096, filename: 'Q3 report.pdf' }),
+    ]);
+  });
+
+  it('fails media that is too large or unreachable with a reason (MessageFailed), never a 500', async () => {
+    const id = await linkedInstance('/badmedia');
+    const huge = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent(`${mediaUrl}/huge.bin`)}`);
+    const missing = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent('http://127.0.0.1:1/x.png')}`);
+    expect([huge.status, missing.status]).toEqual([200, 200]);
+    const events = await eventually(() => history(id), (h) => h.filter((e) => e.type === 'MessageFailed').length === 2);
+    const reasons = events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason as string);
+    expect(reasons.sort()).toEqual([expect.stringMatching(/^media_too_large/), expect.stringMatching(/^media_unreachable/)]);
+  });
+
+  it('turns an inbound message into MessageReceived with sender and push name, and a message.received webhook', async () => {
+    const id = await linkedInstance('/inbound');
+    const r = await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4917612345678&push_name=Ana&text=${encodeURIComponent('hi there')}`);
+    expect(r.status).toBe(200);
+    const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'MessageReceived'));
+    expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612345678', push_name: 'Ana', text: 'hi there' });
+    const hooks = await receiver.waitFor('/inbound', 2);
+    expect(hooks.map((h) => h.body.type)).toEqual(['instance.connected', 'message.received']);
+    expect(hooks[1]!.body).toMatchObject({ type: 'message.received', data: { from: '4917612345678', push_name: 'Ana', text: 'hi there' } });
+  });
+
+  it('answers the same message_id for a repeated Idempotency-Key and sends once', async () => {
+    const id = await linkedInstance('/idem');
+    const headers = { 'idempotency-key': 'order-42' };
+    const body = JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: 'once' });
+    const a = await stack.call('/v1/send', { method: 'POST', body, headers });
+    const b = await stack.call('/v1/send', { method: 'POST', body, headers });
+    expect(b.body.message_id).toBe(a.body.message_id);
+    await eventually(async () => stack.sessions.sandbox.sent(id), (s) => s.length === 1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(stack.sessions.sandbox.sent(id)).toHaveLength(1);
+  });
+
+  it('reset logs the device out, drops the link and goes back to created', async () => {
+    const id = await linkedInstance('/reset');
+    await stack.call(`/v1/reset_instance?instance_id=${id}`);
+    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'created');
+    expect(status.body).toMatchObject({ state: 'created', linked_number: null });
+    const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
+    expect([send.status, send.body.code]).toEqual([409, 'not_linked']);
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect(qr.status).toBe(200);
+  });
+
+  describe('bad input', () => {
+    let id: string;
+    beforeAll(async () => {
+      id = await linkedInstance('/bad');
+    });
+    const send = (query: string) => stack.call(`/v1/send?instance_id=${id}&${query}`);
+
+    it.each([
+      ['+4915112345678', 'invalid_number'],
+      ['49 151 1234', 'invalid_number'],
+      ['49151abc5678', 'invalid_number'],
+      ['123456', 'invalid_number'],
+      ['1234567890123456', 'invalid_number'],
+    ])('refuses number %s', async (number, code) => {
+      const r = await send(`number=${encodeURIComponent(number)}&type=text&message=x`);
+      expect([r.status, r.body.code]).toEqual([400, code]);
+    });
+
+    it('refuses a type other than text or media, text without message, media without or with a bad URL, and missing parameters', async () => {
+      expect((await send('number=4915112345678&type=sticker&message=x')).status).toBe(400);
+      expect((await send('number=4915112345678&type=text')).body.code).toBe('missing_message');
+      expect((await send('number=4915112345678&type=media')).body.code).toBe('invalid_media_url');
+      expect((await send(`number=4915112345678&type=media&media_url=${encodeURIComponent('ftp://x.example/a.png')}`)).body.code).toBe('invalid_media_url');
+      expect((await stack.call(`/v1/send?instance_id=${id}`)).status).toBe(400);
+      expect((await stack.call('/v1/send?number=4915112345678&type=text&message=x')).status).toBe(400);
+    });
+
+    it('refuses a never-linked instance with 409, and a foreign or unknown one with 404', async () => {
+      const fresh = (await stack.call('/v1/create_instance')).body.instance_id as string;
+      const never = await stack.call(`/v1/send?instance_id=${fresh}&number=4915112345678&type=text&message=x`);
+      expect([never.status, never.body.code]).toEqual([409, 'not_linked']);
+      const foreign = await stack.call(`/v1/send?instance_id=${id}&number=4915112345678&type=text&message=x`, { account: 'intruder' });
+      expect(foreign.status).toBe(404);
+      expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`, { account: 'intruder' })).status).toBe(404);
+      expect((await stack.call('/v1/send?instance_id=ABCDEF0123456789ABCD&number=4915112345678&type=text&message=x')).status).toBe(404);
+    });
+  });
+});
