@@ -150,6 +150,37 @@ describe('sessions over HTTP with the sandbox connector', () => {
     expect(qr.status).toBe(200);
   });
 
+  it('queues sends while disconnected and sends them once the instance reconnects by itself', async () => {
+    const id = await linkedInstance('/drop');
+    stack.sessions.sandbox.disconnect(id, 'connection_lost');
+    const down = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'disconnected');
+    expect(down.body).toMatchObject({ state: 'disconnected', last_disconnect_reason: 'connection_lost', linked_number: '4915112345678' });
+    const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=queued`);
+    expect(send.status).toBe(200);
+    expect(stack.sessions.sandbox.sent(id)).toHaveLength(0);
+    await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected', 10_000);
+    const sent = await eventually(async () => stack.sessions.sandbox.sent(id), (s) => s.length === 1, 10_000);
+    expect(sent.map((m) => m.text)).toEqual(['queued']);
+  });
+
+  it('answers 409 with the reason once the phone logged the device out', async () => {
+    const id = await linkedInstance('/loggedout');
+    stack.sessions.sandbox.logoutFromPhone(id);
+    await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'logged_out');
+    const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
+    expect([send.status, send.body.code]).toEqual([409, 'instance_logged_out_on_phone']);
+    const reconnect = await stack.call(`/v1/reconnect?instance_id=${id}`);
+    expect([reconnect.status, reconnect.body.code]).toEqual([409, 'not_linked']);
+  });
+
+  it('reconnects a linked instance on request', async () => {
+    const id = await linkedInstance('/reconnect');
+    const r = await stack.call(`/v1/reconnect?instance_id=${id}`);
+    expect(r.body).toMatchObject({ status: 200, success: true });
+    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    expect(status.body.state).toBe('connected');
+  });
+
   describe('bad input', () => {
     let id: string;
     beforeAll(async () => {
