@@ -4,4 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 npm run --silent build
-exec node_modules/.bin/jest --forceExit "$@"
+results=$(mktemp)
+status=0
+node_modules/.bin/jest --forceExit --json --outputFile="$results" "$@" || status=$?
+# A plain closing line that any CI reads: "tests: N passed, N failed".
+node -e 'const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")); console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests + r.numRuntimeErrorTestSuites} failed`)' "$results" || true
+rm -f "$results"
+exit "$status"
