@@ -1,0 +1,111 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startLocalNatsServer } from '@wagw/lib';
+
+/** A nats-server of the benchmark's own: a free loopback port and a temporary store, deleted on stop. */
+export interface BenchNats {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export const startBenchNats = async (): Promise<BenchNats> => {
+  const storeDir = mkdtempSync(join(tmpdir(), 'wagw-bench-nats-'));
+  try {
+    const server = await startLocalNatsServer({ storeDir, host: '127.0.0.1' });
+    return {
+      url: server.url,
+      stop: async () => {
+        await server.stop();
+        rmSync(storeDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(storeDir, { recursive: true, force: true });
+    throw error;
+  }
+};
+
+/** Runs `fn` and returns its result with the elapsed wall time in seconds. */
+export const timed = async <T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
+  const start = performance.now();
+  const value = await fn();
+  return { value, seconds: (performance.now() - start) / 1000 };
+};
+
+/**
+ * Runs `count` tasks with at most `concurrency` in flight (a sliding window, not batches): each of the
+ * `concurrency` workers takes the next index until all are taken. The first failure stops every worker.
+ */
+export const pool = async (count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> => {
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < count) {
+      const index = next++;
+      try {
+        await task(index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+};
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+export const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
+export const fmtRatio = (n: number): string => n.toFixed(2);
+
+/** A positive integer from the environment, or the default. */
+export const envPositiveInt = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return value;
+};
+
+export const log = (message: string): void => {
+  process.stderr.write(`[bench] ${message}\n`);
+};
+
+/** The machine and versions the numbers were measured on, for the results header. */
+export const environment = (): string => {
+  const nats = spawnSync('nats-server', ['--version'], { encoding: 'utf8' }).stdout.trim() || 'nats-server (unknown version)';
+  const cpu = cpus();
+  return `${new Date().toISOString()} · Node ${process.version} · ${nats} · ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}`;
+};
+
+/** One row of the results table. */
+export interface ResultRow {
+  benchmark: string;
+  result: string;
+  reference: string;
+  ratio: string;
+  target: string;
+  /** Whether a performance target was met (null: no target). */
+  met: boolean | null;
+}
+
+export const markdownTable = (rows: ResultRow[]): string => {
+  const escape = (s: string): string => s.replace(/\|/g, '\\|');
+  const lines = [
+    '| Benchmark | Result | Same-run reference | Ratio | Target |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => {
+      const target = r.met === null ? r.target : `${r.target} ${r.met ? '(met)' : '(**missed**)'}`;
+      return `| ${[r.benchmark, r.result, r.reference, r.ratio, target].map(escape).join(' | ')} |`;
+    }),
+  ];
+  return lines.join('\n');
+};

@@ -1,0 +1,86 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { environment, fmtInt, fmtRatio, log, markdownTable, type ResultRow } from './common';
+import { runAppendBench, runReadBench } from './eventStore';
+import { runHttpBench, type HttpResult } from './http';
+import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
+
+const http = (r: HttpResult): string => `${fmtInt(r.requestsPerSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.non2xx} non-2xx, ${r.errors} errors)`;
+
+/** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
+const main = async (): Promise<void> => {
+  const rows: ResultRow[] = [];
+  const append = await runAppendBench();
+  rows.push({
+    benchmark: 'Event store append, 100 aggregates concurrently (CAS + command id)',
+    result: `${fmtInt(append.eventStorePerSecond)} commits/s`,
+    reference: `raw JetStream publish, 100 in flight: ${fmtInt(append.rawPerSecond)} msgs/s`,
+    ratio: fmtRatio(append.ratio),
+    target: '>= 0.8',
+    met: append.ratio >= 0.8,
+  });
+  const read = await runReadBench();
+  rows.push({
+    benchmark: `Read back a ${fmtInt(read.events)}-event stream (one instance's whole history, one read)`,
+    result: `${fmtInt(read.singlePagePerSecond)} events/s`,
+    reference: `write: ${fmtInt(read.writePerSecond)} events/s`,
+    ratio: '',
+    target: '>= 50,000 events/s',
+    met: read.singlePagePerSecond >= 50_000,
+  });
+  rows.push({
+    benchmark: `Same history in pages of ${read.pageSize} (what /v1/history does)`,
+    result: `${fmtInt(read.pagedPerSecond)} events/s`,
+    reference: '',
+    ratio: '',
+    target: 'report',
+    met: null,
+  });
+  const h = await runHttpBench();
+  rows.push({
+    benchmark: 'GET /v1/create_instance, 50 connections',
+    result: http(h.createInstance),
+    reference: `bare Fastify GET: ${http(h.bareGet)}`,
+    ratio: fmtRatio(h.createInstance.requestsPerSecond / h.bareGet.requestsPerSecond),
+    target: 'report',
+    met: null,
+  });
+  const sendRatio = h.send.requestsPerSecond / h.barePost.requestsPerSecond;
+  rows.push({
+    benchmark: 'POST /v1/send acceptance (durable), 50 connections',
+    result: http(h.send),
+    reference: `bare Fastify schema POST: ${http(h.barePost)}`,
+    ratio: fmtRatio(sendRatio),
+    target: '>= 0.25, p99 <= 30 ms',
+    met: sendRatio >= 0.25 && h.send.p99 <= 30,
+  });
+  const throughput = await benchWebhookThroughput();
+  rows.push({
+    benchmark: `Webhook deliveries, ${fmtInt(throughput.events)}-event backlog over 100 instances`,
+    result: `${fmtInt(throughput.deliveriesPerSecond)} deliveries/s`,
+    reference: `plain keep-alive POSTs to the same receiver: ${fmtInt(throughput.rawPostsPerSecond)}/s`,
+    ratio: fmtRatio(throughput.ratio),
+    target: '>= 5,000 deliveries/s',
+    met: throughput.deliveriesPerSecond >= 5_000,
+  });
+  const latency = await benchWebhookLatency();
+  rows.push({
+    benchmark: `Webhook event-to-delivery latency at ${fmtInt(latency.rate)} events/s`,
+    result: `p50 ${latency.p50} ms, p99 ${latency.p99} ms (${fmtInt(latency.delivered)} delivered)`,
+    reference: '',
+    ratio: '',
+    target: 'p99 <= 100 ms',
+    met: latency.p99 <= 100,
+  });
+  const table = `${environment()}\n\n${markdownTable(rows)}\n`;
+  process.stdout.write(`\n${table}`);
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.md'), table);
+  log(`written to ${join(dir, 'latest.md')}`);
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
