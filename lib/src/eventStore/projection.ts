@@ -53,7 +53,19 @@ export class Projection {
     return this.position >= sequence;
   }
 
-  /** Brings the model up to the store's current end for the pattern. */
+  /**
+   * Brings the model up to date for one stream: every commit of `stream` that exists now (and up to `upTo`) is
+   * applied. A single-stream version is an indexed lookup, unlike the whole pattern's end (see `catchUp`).
+   */
+  async reachStream(stream: string, timeoutMs: number, upTo = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+    if (this.position >= upTo) return true;
+    return this.waitFor(Math.min(await this.store.version(stream), upTo), timeoutMs);
+  }
+
+  /**
+   * Brings the model up to the store's current end for the pattern. On nats-server 2.9 the end of a wildcard
+   * pattern is found by scanning, so this is for rare reads (listing, readiness), not per request.
+   */
   async catchUp(timeoutMs: number): Promise<boolean> {
     return this.waitFor(await this.store.version(this.pattern), timeoutMs);
   }

@@ -47,7 +47,7 @@ export class MessagesService {
     if (command.text.length > MAX_TEXT) throw invalidArgument('message_too_long', `message must be at most ${MAX_TEXT} characters`);
     if (command.type === 'text' && command.text.trim() === '') throw invalidArgument('missing_message', 'message is required for type text');
     if (command.type === 'media') await this.assertMediaUrl(command.mediaUrl);
-    await this.registry.catchUp(2_000);
+    await this.registry.reach(command.instanceId, 2_000);
     const facts = this.registry.get(command.instanceId);
     if (facts?.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
     if (!facts?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');

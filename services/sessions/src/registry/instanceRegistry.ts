@@ -1,4 +1,4 @@
-import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import { ALL_INSTANCES_PATTERN, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the sessions side needs to know of an instance from its events. */
 export interface InstanceFacts {
@@ -29,6 +29,11 @@ export class InstanceRegistry {
 
   catchUp(timeoutMs: number): Promise<boolean> {
     return this.projection.catchUp(timeoutMs);
+  }
+
+  /** Makes sure the facts include every commit of the instance's stream (read-your-writes, one indexed lookup). */
+  reach(instanceId: string, timeoutMs: number): Promise<boolean> {
+    return this.projection.reachStream(instanceStream(instanceId), timeoutMs);
   }
 
   get(instanceId: string): InstanceFacts | undefined {

@@ -1,5 +1,4 @@
-import { performance } from 'node:perf_hooks';
-import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import { ALL_INSTANCES_PATTERN, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {
@@ -12,12 +11,8 @@ export interface Endpoint {
 export class EndpointDirectory {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly projection: Projection;
-  private headQuery: { startedAt: number; result: Promise<number> } | null = null;
 
-  constructor(
-    private readonly store: EventStore,
-    logger: Logger,
-  ) {
+  constructor(store: EventStore, logger: Logger) {
     this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
   }
 
@@ -33,27 +28,9 @@ export class EndpointDirectory {
     return this.endpoints.get(instanceId);
   }
 
-  /**
-   * Makes sure every instance commit up to `sequence` is applied. A commit on another stream may have a higher
-   * sequence than any instance commit, so when behind this asks the store for the newest instance commit; callers
-   * that arrive while such a question is out share it (one query per round trip, not one per commit).
-   */
-  async reach(sequence: number, receivedAt: number, timeoutMs: number): Promise<boolean> {
-    if (this.projection.applied >= sequence) return true;
-    const head = await this.instanceHead(receivedAt);
-    return this.projection.waitFor(Math.min(head, sequence), timeoutMs);
-  }
-
-  /** The newest instance commit, from a query sent no earlier than `notBefore` (so it saw everything before it). */
-  private instanceHead(notBefore: number): Promise<number> {
-    if (!this.headQuery || this.headQuery.startedAt < notBefore) {
-      const query = { startedAt: performance.now(), result: this.store.version(ALL_INSTANCES_PATTERN) };
-      this.headQuery = query;
-      void query.result.finally(() => {
-        if (this.headQuery === query) this.headQuery = null;
-      }).catch(() => undefined);
-    }
-    return this.headQuery.result;
+  /** Makes sure the instance's settings include every commit of its stream up to `sequence`. */
+  reach(instanceId: string, sequence: number, timeoutMs: number): Promise<boolean> {
+    return this.projection.reachStream(instanceStream(instanceId), timeoutMs, sequence);
   }
 
   catchUp(timeoutMs: number): Promise<boolean> {

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import {
   Lanes,
   instanceEvent,
@@ -62,19 +61,18 @@ export class Router {
           delivery.nak(1_000);
           continue;
         }
-        const receivedAt = performance.now();
-        this.lanes.push(instanceId, () => this.route(instanceId, delivery, receivedAt));
+        this.lanes.push(instanceId, () => this.route(instanceId, delivery));
       }
     } catch (error) {
       this.logger.error({ err: error }, 'router subscription ended');
     }
   }
 
-  private async route(instanceId: string, delivery: StoreDelivery, receivedAt: number): Promise<void> {
+  private async route(instanceId: string, delivery: StoreDelivery): Promise<void> {
     try {
       const webhooks = webhookEventsOf(delivery.commit);
       if (webhooks.length === 0) return delivery.ack();
-      if (!(await this.endpoints.reach(delivery.commit.sequence, receivedAt, 5_000))) return delivery.nak(1_000);
+      if (!(await this.endpoints.reach(instanceId, delivery.commit.sequence, 5_000))) return delivery.nak(1_000);
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
         if (!endpoint?.enabled || !endpoint.url) break;
