@@ -1,50 +1,84 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { Connection, ConnectionEvent, Connector, InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
+import { isDigits, newPlatformMessageId, newQr } from './ids';
 
 export interface SandboxOptions {
-  /** A new QR code every this many ms while waiting for a scan. */
+  /** A new QR code every this many ms while waiting for a scan. Default 20,000. */
   qrIntervalMs?: number;
-  /** QR codes per connection attempt; after the last one expires the attempt ends (`qr_expired`). */
+  /** QR codes per connection attempt; when the last one expires the attempt ends (`disconnected`, `qr_expired`). Default 5. */
   qrCount?: number;
+  /** Delay from a send to its `sent` receipt (the server took it). Default 50. */
   sentDelayMs?: number;
+  /** Delay from a send to its `delivered` receipt (or `failed` for a recipient not on the platform). Default 150. */
   deliveredDelayMs?: number;
+  /** Delay from a send to its `read` receipt. Default 400. */
   readDelayMs?: number;
+  /** The clock for timestamps (inbound messages, records of sends). Timers do not use it. */
+  now?: () => Date;
 }
 
-/** What the simulated platform received from an instance (for tests and demos). */
+/** What the platform accepted from an instance (inspectable by tests and demos). */
 export interface SandboxSent {
+  instanceId: string;
   messageId: string;
   to: string;
   text: string | null;
   media: { mimetype: string; filename: string | null; size: number; caption: string | null } | null;
+  acceptedAt: string;
 }
+
+/** An inbound message to inject; the platform fills in its id and timestamp unless given. */
+export type SandboxInbound = Omit<InboundMessage, 'platformMessageId' | 'timestamp'> & Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>>;
+
+/** Recipients whose number starts with this are not on the platform: their messages fail after `sent`. */
+export const UNREACHABLE_PREFIX = '000';
+
+/** Records of sends kept per instance (the oldest are dropped beyond it, and so is their deduplication). */
+const RECORDS_PER_INSTANCE = 10_000;
+
+interface PendingReceipt {
+  messageId: string;
+  status: ReceiptStatus;
+  reason?: string;
+  /** Monotonic ms (performance.now) when it is due. */
+  dueAt: number;
+}
+
+type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
 interface OpenConnection {
-  instanceId: string;
-  emit: (event: ConnectionEvent) => void;
+  readonly instanceId: string;
+  readonly emit: (event: ConnectionEvent) => void;
+  stage: Stage;
   qr: string | null;
-  connected: boolean;
-  timers: Set<NodeJS.Timeout>;
-  closed: boolean;
+  readonly timers: Set<NodeJS.Timeout>;
+  receiptTimer: NodeJS.Timeout | null;
 }
 
-/** A QR string shaped like WhatsApp's: ref, noise public key, identity key, adv secret. */
-const newQr = (): string =>
-  [randomBytes(24).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64')].join(',');
-
 /**
- * A simulated messaging platform: it issues QR codes, links an instance when the "phone" scans, acknowledges,
- * delivers and reads sent messages after short delays (recipients starting with 000 do not exist), and lets a
- * contact send the instance messages. The phone side (which instance is linked to which number) lives in this
- * object. One open connection per instance: a new one replaces the old (as WhatsApp's code 440 does). The platform
- * deduplicates by message id, as WhatsApp does for client-chosen ids.
+ * A simulated messaging platform (the `sandbox` connector, a product feature for trying the API without a phone).
+ * It plays both the platform and the phone: it issues QR codes that expire, links an instance to a number when
+ * the phone "scans" (`scan`), acknowledges, delivers and reads sent messages after configurable delays (numbers
+ * starting with 000 are not on the platform), and lets contacts write to the instance (`inject`).
+ *
+ * Like WhatsApp:
+ * - the link (the phone side) outlives connections: a linked instance connects again without a QR code;
+ * - one open connection per instance: a new one replaces the old, which reports `disconnected` / `replaced`
+ *   (WhatsApp's code 440) and then falls silent;
+ * - receipts not yet reported when a connection ends arrive on the instance's next connection, after `connected`;
+ * - a message id already taken is not sent twice (the send resolves, nothing new happens).
+ *
+ * Limit: the platform cannot see an instance wiping its credentials; only `Connection.logout()` (or the phone,
+ * `logoutFromPhone`) ends a link.
  */
 export class SandboxPlatform implements Connector {
   readonly name = 'sandbox';
   private readonly links = new Map<string, string>();
   private readonly open = new Map<string, OpenConnection>();
-  private readonly received = new Map<string, SandboxSent[]>();
-  private readonly options: Required<SandboxOptions>;
+  private readonly receipts = new Map<string, PendingReceipt[]>();
+  private readonly records = new Map<string, SandboxSent[]>();
+  private readonly recordedIds = new Map<string, Set<string>>();
+  private readonly options: Required<Omit<SandboxOptions, 'now'>>;
+  private readonly now: () => Date;
 
   constructor(options: SandboxOptions = {}) {
     this.options = {
@@ -54,131 +88,221 @@ export class SandboxPlatform implements Connector {
       deliveredDelayMs: options.deliveredDelayMs ?? 150,
       readDelayMs: options.readDelayMs ?? 400,
     };
+    const { qrIntervalMs, qrCount, sentDelayMs, deliveredDelayMs, readDelayMs } = this.options;
+    if (!(qrIntervalMs > 0)) throw new RangeError(`sandbox qrIntervalMs must be positive, got ${qrIntervalMs}`);
+    if (!Number.isInteger(qrCount) || qrCount < 1) throw new RangeError(`sandbox qrCount must be a positive integer, got ${qrCount}`);
+    for (const [key, value] of Object.entries({ sentDelayMs, deliveredDelayMs, readDelayMs })) {
+      if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`sandbox ${key} must be a finite number >= 0, got ${value}`);
+    }
+    this.now = options.now ?? (() => new Date());
   }
 
+  /**
+   * Opens the instance's connection. A linked instance reports `connected` on the next turn of the event loop;
+   * an unlinked one shows a QR code at once (before this resolves) and a fresh one every `qrIntervalMs`.
+   */
   async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
-    this.end(this.open.get(instanceId));
-    const conn: OpenConnection = { instanceId, emit: onEvent, qr: null, connected: false, timers: new Set(), closed: false };
+    const conn: OpenConnection = { instanceId, emit: onEvent, stage: 'linking', qr: null, timers: new Set(), receiptTimer: null };
+    const previous = this.open.get(instanceId);
     this.open.set(instanceId, conn);
+    if (previous) this.end(previous, { type: 'disconnected', reason: 'replaced' });
     const number = this.links.get(instanceId);
-    if (number) this.later(conn, 5, () => this.link(conn, number));
-    else this.issueQr(conn, 1);
+    if (number !== undefined) this.later(conn, 0, () => this.goOnline(conn, number));
+    else this.showQr(conn, 1);
     return {
       send: (message) => this.accept(conn, message),
-      logout: async () => {
-        this.links.delete(instanceId);
-        this.end(conn);
-      },
+      logout: () => this.logout(conn),
       close: async () => this.end(conn),
     };
   }
 
-  /** The QR code an unlinked connection of the instance is showing now, or null. */
+  /** The QR code the instance's open connection is showing now, or null. */
   currentQr(instanceId: string): string | null {
     return this.open.get(instanceId)?.qr ?? null;
   }
 
-  /** The phone scans the current QR code: the instance is linked to `number`. */
+  /** The number the instance is linked to, or null. */
+  linkedNumber(instanceId: string): string | null {
+    return this.links.get(instanceId) ?? null;
+  }
+
+  /** The phone (of `number`) scans the current QR code: the instance is linked and its connection reports `connected`. */
   scan(instanceId: string, number: string): void {
+    if (!isDigits(number)) throw new Error(`The phone number must be international digits without '+', got '${number}'`);
     const conn = this.open.get(instanceId);
-    if (!conn?.qr) throw new Error('No QR code of this instance is waiting to be scanned: call get_qrcode first');
+    if (conn?.stage !== 'qr' || !conn.qr) {
+      throw new Error(`No QR code of instance ${instanceId} is waiting to be scanned: start a connection (get_qrcode) first`);
+    }
     this.links.set(instanceId, number);
-    this.link(conn, number);
+    this.goOnline(conn, number);
   }
 
-  /** A contact sends the instance a message. */
-  inject(instanceId: string, message: Pick<InboundMessage, 'from' | 'pushName' | 'text' | 'media'>): void {
+  /** A contact writes to the instance: its connected connection reports `inbound`. Answers the message as reported. */
+  inject(instanceId: string, inbound: SandboxInbound): InboundMessage {
+    const conn = this.connected(instanceId);
+    if (!isDigits(inbound.from)) throw new Error(`The sender must be international digits without '+', got '${inbound.from}'`);
+    const message: InboundMessage = {
+      platformMessageId: inbound.platformMessageId ?? newPlatformMessageId(),
+      from: inbound.from,
+      pushName: inbound.pushName,
+      text: inbound.text,
+      media: inbound.media,
+      timestamp: inbound.timestamp ?? this.now().toISOString(),
+    };
+    conn.emit({ type: 'inbound', message });
+    return message;
+  }
+
+  /** The network drops the instance's open connection: it reports `disconnected` and closes; the link stays. */
+  disconnect(instanceId: string, reason = 'connection_lost'): void {
     const conn = this.open.get(instanceId);
-    if (!conn?.connected) throw new Error('The instance is not connected to the sandbox');
-    conn.emit({ type: 'inbound', message: { ...message, platformMessageId: randomUUID(), timestamp: new Date().toISOString() } });
+    if (!conn) throw new Error(`Instance ${instanceId} has no open sandbox connection to drop`);
+    this.end(conn, { type: 'disconnected', reason });
   }
 
-  /** The connection drops (network); the link stays. */
-  disconnect(instanceId: string, reason: string): void {
-    const conn = this.open.get(instanceId);
-    if (!conn) return;
-    const emit = conn.emit;
-    this.end(conn);
-    emit({ type: 'disconnected', reason });
-  }
-
-  /** The user removes the linked device on the phone. */
+  /** The user removes the linked device on the phone: the link ends, an open connection reports `logged_out`. */
   logoutFromPhone(instanceId: string): void {
-    this.links.delete(instanceId);
+    if (!this.links.has(instanceId)) throw new Error(`Instance ${instanceId} is not linked to a phone in the sandbox`);
+    this.unlink(instanceId);
     const conn = this.open.get(instanceId);
-    if (!conn) return;
-    const emit = conn.emit;
-    this.end(conn);
-    emit({ type: 'logged_out', reason: 'logged_out_on_phone' });
+    if (conn) this.end(conn, { type: 'logged_out', reason: 'logged_out_on_phone' });
   }
 
-  /** Every message the platform accepted from the instance, in order. */
+  /** Every message the platform accepted from the instance, oldest first (the latest 10,000). */
   sent(instanceId: string): SandboxSent[] {
-    return [...(this.received.get(instanceId) ?? [])];
+    return [...(this.records.get(instanceId) ?? [])];
   }
 
-  private issueQr(conn: OpenConnection, n: number): void {
-    if (conn.closed || conn.connected) return;
+  private showQr(conn: OpenConnection, n: number): void {
+    if (conn.stage !== 'linking' && conn.stage !== 'qr') return;
     if (n > this.options.qrCount) {
-      conn.qr = null;
-      const emit = conn.emit;
-      this.end(conn);
-      emit({ type: 'disconnected', reason: 'qr_expired' });
+      this.end(conn, { type: 'disconnected', reason: 'qr_expired' });
       return;
     }
+    conn.stage = 'qr';
     conn.qr = newQr();
     conn.emit({ type: 'qr', qr: conn.qr });
-    this.later(conn, this.options.qrIntervalMs, () => this.issueQr(conn, n + 1));
+    this.later(conn, this.options.qrIntervalMs, () => this.showQr(conn, n + 1));
   }
 
-  private link(conn: OpenConnection, number: string): void {
-    if (conn.closed) return;
+  private goOnline(conn: OpenConnection, number: string): void {
+    if (conn.stage === 'closed') return;
+    this.clearTimers(conn);
+    conn.stage = 'connected';
     conn.qr = null;
-    conn.connected = true;
-    conn.timers.forEach((t) => clearTimeout(t));
-    conn.timers.clear();
     conn.emit({ type: 'connected', number });
+    this.scheduleReceipts(conn);
+  }
+
+  private connected(instanceId: string): OpenConnection {
+    const conn = this.open.get(instanceId);
+    if (conn?.stage !== 'connected') throw new Error(`Instance ${instanceId} is not connected to the sandbox`);
+    return conn;
   }
 
   private async accept(conn: OpenConnection, message: OutboundMessage): Promise<void> {
-    if (conn.closed || !conn.connected) throw new Error('not connected');
-    const list = this.received.get(conn.instanceId) ?? [];
-    this.received.set(conn.instanceId, list);
-    if (list.some((m) => m.messageId === message.messageId)) return;
-    list.push({
+    const id = conn.instanceId;
+    if (conn.stage !== 'connected') throw new Error(`Instance ${id} is not connected to the sandbox: the message was not sent`);
+    if (!isDigits(message.to)) throw new Error(`The recipient must be international digits without '+', got '${message.to}'`);
+    if (message.text === undefined && !message.media) throw new Error('A message needs text or media');
+    const ids = this.recordedIds.get(id) ?? new Set<string>();
+    this.recordedIds.set(id, ids);
+    if (ids.has(message.messageId)) return;
+    const records = this.records.get(id) ?? [];
+    this.records.set(id, records);
+    ids.add(message.messageId);
+    records.push({
+      instanceId: id,
       messageId: message.messageId,
       to: message.to,
       text: message.text ?? null,
       media: message.media
         ? { mimetype: message.media.mimetype, filename: message.media.filename ?? null, size: message.media.data.length, caption: message.media.caption ?? null }
         : null,
+      acceptedAt: this.now().toISOString(),
     });
-    const receipt = (status: ReceiptStatus, reason?: string) => () =>
-      conn.emit({ type: 'receipt', messageId: message.messageId, status, ...(reason ? { reason } : {}) });
-    this.later(conn, this.options.sentDelayMs, receipt('sent'));
-    if (message.to.startsWith('000')) {
-      this.later(conn, this.options.deliveredDelayMs, receipt('failed', 'recipient_not_on_platform'));
-      return;
+    for (const dropped of records.splice(0, Math.max(0, records.length - RECORDS_PER_INSTANCE))) ids.delete(dropped.messageId);
+
+    const { sentDelayMs, deliveredDelayMs, readDelayMs } = this.options;
+    const at = performance.now();
+    const sentAt = at + sentDelayMs;
+    const deliveredAt = Math.max(sentAt, at + deliveredDelayMs);
+    const queue: PendingReceipt[] = [{ messageId: message.messageId, status: 'sent', dueAt: sentAt }];
+    if (message.to.startsWith(UNREACHABLE_PREFIX)) {
+      queue.push({ messageId: message.messageId, status: 'failed', reason: 'recipient_not_on_platform', dueAt: deliveredAt });
+    } else {
+      queue.push({ messageId: message.messageId, status: 'delivered', dueAt: deliveredAt });
+      queue.push({ messageId: message.messageId, status: 'read', dueAt: Math.max(deliveredAt, at + readDelayMs) });
     }
-    this.later(conn, this.options.deliveredDelayMs, receipt('delivered'));
-    this.later(conn, this.options.readDelayMs, receipt('read'));
+    const pending = this.receipts.get(id) ?? [];
+    this.receipts.set(id, pending);
+    for (const receipt of queue) {
+      // Stable: after every receipt due at the same time or earlier, so each message's receipts keep their order.
+      const index = pending.findIndex((p) => p.dueAt > receipt.dueAt);
+      pending.splice(index === -1 ? pending.length : index, 0, receipt);
+    }
+    this.scheduleReceipts(conn);
   }
 
-  private later(conn: OpenConnection, ms: number, run: () => void): void {
+  /** Reports the due receipts of the instance on its connected connection, and waits for the next one. */
+  private scheduleReceipts(conn: OpenConnection): void {
+    if (conn.receiptTimer) {
+      clearTimeout(conn.receiptTimer);
+      conn.timers.delete(conn.receiptTimer);
+      conn.receiptTimer = null;
+    }
+    const pending = this.receipts.get(conn.instanceId);
+    const next = pending?.[0];
+    if (conn.stage !== 'connected' || !pending || !next) return;
+    conn.receiptTimer = this.later(conn, Math.max(0, next.dueAt - performance.now()), () => {
+      conn.receiptTimer = null;
+      const now = performance.now();
+      for (let head = pending[0]; head && head.dueAt <= now && conn.stage === 'connected'; head = pending[0]) {
+        pending.shift();
+        conn.emit({ type: 'receipt', messageId: head.messageId, status: head.status, ...(head.reason ? { reason: head.reason } : {}) });
+      }
+      if (pending.length === 0 && this.receipts.get(conn.instanceId) === pending) this.receipts.delete(conn.instanceId);
+      this.scheduleReceipts(conn);
+    });
+  }
+
+  private async logout(conn: OpenConnection): Promise<void> {
+    const id = conn.instanceId;
+    const wasLinked = this.unlink(id);
+    this.end(conn);
+    // The device is gone: a newer connection of the same device cannot stay online either.
+    const current = this.open.get(id);
+    if (wasLinked && current && current.stage !== 'qr') this.end(current, { type: 'logged_out', reason: 'logged_out' });
+  }
+
+  private unlink(instanceId: string): boolean {
+    this.receipts.delete(instanceId);
+    return this.links.delete(instanceId);
+  }
+
+  private later(conn: OpenConnection, ms: number, run: () => void): NodeJS.Timeout {
     const timer = setTimeout(() => {
       conn.timers.delete(timer);
-      if (!conn.closed) run();
+      if (conn.stage !== 'closed') run();
     }, ms);
     timer.unref();
     conn.timers.add(timer);
+    return timer;
   }
 
-  private end(conn: OpenConnection | undefined): void {
-    if (!conn || conn.closed) return;
-    conn.closed = true;
-    conn.connected = false;
-    conn.timers.forEach((t) => clearTimeout(t));
+  private clearTimers(conn: OpenConnection): void {
+    conn.timers.forEach((timer) => clearTimeout(timer));
     conn.timers.clear();
+    conn.receiptTimer = null;
+  }
+
+  /** Closes the connection for good (no event after `last`, which it reports when given). Idempotent. */
+  private end(conn: OpenConnection, last?: ConnectionEvent): void {
+    if (conn.stage === 'closed') return;
+    conn.stage = 'closed';
+    conn.qr = null;
+    this.clearTimers(conn);
     if (this.open.get(conn.instanceId) === conn) this.open.delete(conn.instanceId);
+    if (last) conn.emit(last);
   }
 }
