@@ -8,8 +8,24 @@ import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
 const http = (r: HttpResult): string => `${fmtInt(r.requestsPerSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.non2xx} non-2xx, ${r.errors} errors)`;
 
 /** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
+/** BENCH_ONLY=http (or eventstore, webhooks) runs one group. */
+const only = process.env.BENCH_ONLY;
+const wanted = (group: string): boolean => !only || only === group;
+
 const main = async (): Promise<void> => {
   const rows: ResultRow[] = [];
+  if (wanted('eventstore')) await eventStoreRows(rows);
+  if (wanted('http')) await httpRows(rows);
+  if (wanted('webhooks')) await webhookRows(rows);
+  const table = `${environment()}\n\n${markdownTable(rows)}\n`;
+  process.stdout.write(`\n${table}`);
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.md'), table);
+  log(`written to ${join(dir, 'latest.md')}`);
+};
+
+const eventStoreRows = async (rows: ResultRow[]): Promise<void> => {
   const append = await runAppendBench();
   rows.push({
     benchmark: 'Event store append, 100 aggregates concurrently (CAS + command id)',
@@ -36,6 +52,9 @@ const main = async (): Promise<void> => {
     target: 'report',
     met: null,
   });
+};
+
+const httpRows = async (rows: ResultRow[]): Promise<void> => {
   const h = await runHttpBench();
   rows.push({
     benchmark: 'GET /v1/create_instance, 50 connections',
@@ -54,6 +73,9 @@ const main = async (): Promise<void> => {
     target: '>= 0.25, p99 <= 30 ms',
     met: sendRatio >= 0.25 && h.send.p99 <= 30,
   });
+};
+
+const webhookRows = async (rows: ResultRow[]): Promise<void> => {
   const throughput = await benchWebhookThroughput();
   rows.push({
     benchmark: `Webhook deliveries, ${fmtInt(throughput.events)}-event backlog over 100 instances`,
@@ -72,12 +94,6 @@ const main = async (): Promise<void> => {
     target: 'p99 <= 100 ms',
     met: latency.p99 <= 100,
   });
-  const table = `${environment()}\n\n${markdownTable(rows)}\n`;
-  process.stdout.write(`\n${table}`);
-  const dir = join(__dirname, 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.md'), table);
-  log(`written to ${join(dir, 'latest.md')}`);
 };
 
 main().catch((error: unknown) => {

@@ -87,7 +87,7 @@ export const buildGateway = async ({ instances, webhooks, sessions, sandbox, ver
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(sessionsRoutes, { instances, sessions });
-      await api.register(messagesRoutes, { instances, sessions });
+      await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });
     },
     { prefix: '/v1' },

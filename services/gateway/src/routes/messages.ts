@@ -1,5 +1,4 @@
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
-import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 
@@ -15,18 +14,16 @@ const SendFields = Type.Object({
 
 const SendResponse = { 200: envelope({ message_id: Type.String() }), ...errorResponses(...COMMON_ERRORS, 404, 409) };
 
-export const messagesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
-  app,
-  { instances, sessions },
-) => {
+export const messagesRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsClientApi }> = async (app, { sessions }) => {
   const tags = ['Messages'];
   const description =
     'Accepts the message for sending and answers its message_id at once; it is durable from then on. Delivery progress (sent, delivered, read, failed) arrives on the webhook and in the history. While the instance is disconnected, sends wait (up to 24 h). With an Idempotency-Key header, a repeat answers the same message_id and sends nothing new.';
 
+  // One call: the sessions service checks ownership from its own read model (404 for another account's instance).
   const send = async (account: string, fields: Static<typeof SendFields>, idempotencyKey: unknown) => {
-    const instance = await instances.get(account, fields.instance_id);
     const { messageId } = await sessions.send({
-      instanceId: instance.instanceId,
+      account,
+      instanceId: fields.instance_id,
       to: fields.number,
       type: fields.type,
       text: fields.message ?? '',

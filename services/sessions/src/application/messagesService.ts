@@ -4,6 +4,7 @@ import {
   conflict,
   invalidArgument,
   isVersionConflict,
+  notFound,
   messageEvent,
   messageStream,
   type EventStore,
@@ -11,6 +12,7 @@ import {
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 
 export interface SendCommand {
+  account: string;
   instanceId: string;
   to: string;
   type: string;
@@ -49,6 +51,7 @@ export class MessagesService {
     if (command.type === 'media') await this.assertMediaUrl(command.mediaUrl);
     await this.registry.reach(command.instanceId, 2_000);
     const facts = this.registry.get(command.instanceId);
+    if (!facts || facts.account !== command.account) throw notFound('instance_not_found', 'Instance not found');
     if (facts?.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
     if (!facts?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);

@@ -27,6 +27,7 @@ export const sessionsHandlers = (
     }),
     Send: unaryHandler(logger, 'Send', async (r) => ({
       messageId: await messages.accept({
+        account: r.account,
         instanceId: r.instanceId,
         to: r.to,
         type: r.type,

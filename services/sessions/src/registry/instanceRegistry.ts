@@ -2,6 +2,8 @@ import { ALL_INSTANCES_PATTERN, instanceStream, Projection, type Commit, type Ev
 
 /** What the sessions side needs to know of an instance from its events. */
 export interface InstanceFacts {
+  /** The owner (empty until InstanceCreated is applied). */
+  account: string;
   linkedNumber: string | null;
   /** Why sends must fail now (logged out, failed), or null. */
   blockedReason: string | null;
@@ -48,8 +50,11 @@ export class InstanceRegistry {
   private apply(commit: Commit): void {
     const id = commit.stream.split('.')[0]!;
     for (const event of commit.events) {
-      const current = this.facts.get(id) ?? { linkedNumber: null, blockedReason: null, resetSequence: 0 };
+      const current = this.facts.get(id) ?? { account: '', linkedNumber: null, blockedReason: null, resetSequence: 0 };
       switch (event.type) {
+        case 'InstanceCreated':
+          this.facts.set(id, { ...current, account: String(event.data.account) });
+          break;
         case 'InstanceLinked':
           this.facts.set(id, { ...current, linkedNumber: String(event.data.number), blockedReason: null });
           break;
@@ -61,7 +66,7 @@ export class InstanceRegistry {
           this.facts.set(id, { ...current, linkedNumber: event.type === 'InstanceLoggedOut' ? null : current.linkedNumber, blockedReason: String(event.data.reason) });
           break;
         case 'InstanceReset':
-          this.facts.set(id, { linkedNumber: null, blockedReason: null, resetSequence: commit.sequence });
+          this.facts.set(id, { ...current, linkedNumber: null, blockedReason: null, resetSequence: commit.sequence });
           for (const listener of this.resetListeners) listener(id);
           break;
         default:
