@@ -165,7 +165,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
 
   it('answers 409 with the reason once the phone logged the device out', async () => {
     const id = await linkedInstance('/loggedout');
-    stack.sessions.sandbox.logoutFromPhone(id);
+    await stack.sessions.sandbox.logoutFromPhone(id);
     await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'logged_out');
     const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
     expect([send.status, send.body.code]).toEqual([409, 'instance_logged_out_on_phone']);

@@ -55,6 +55,11 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   mediaMaxBytes: 1024 * 1024,
   mediaTimeoutMs: 1_000,
   allowPrivateNetworks: true,
+  replicaId: `test-sessions-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+  leaseTtlMs: 3_000,
+  leaseRenewMs: 1_000,
+  claimEveryMs: 500,
+  dispatchAckWaitMs: 5_000,
   sandbox: { sentDelayMs: 10, deliveredDelayMs: 30, readDelayMs: 60, qrIntervalMs: 20_000 },
   ...overrides,
 });

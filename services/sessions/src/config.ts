@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envOptional, envString } from '@wagw/lib';
 
 export interface SessionsConfig {
@@ -12,6 +14,15 @@ export interface SessionsConfig {
   mediaMaxBytes: number;
   mediaTimeoutMs: number;
   allowPrivateNetworks: boolean;
+  /** This replica's name in the instance leases (unique per process). */
+  replicaId: string;
+  /** How long an instance stays with a replica that stopped renewing its lease (a crash): the failover time. */
+  leaseTtlMs: number;
+  leaseRenewMs: number;
+  /** How often a replica looks for linked instances nobody holds. */
+  claimEveryMs: number;
+  /** How long a send handed to a replica may stay unconfirmed before another replica gets it. */
+  dispatchAckWaitMs: number;
   sandbox: { sentDelayMs: number; deliveredDelayMs: number; readDelayMs: number; qrIntervalMs: number };
 }
 
@@ -34,6 +45,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
     allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),
+    replicaId: envString(env, 'SESSIONS_REPLICA_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
+    leaseTtlMs: envInt(env, 'LEASE_TTL_MS', 10_000),
+    leaseRenewMs: envInt(env, 'LEASE_RENEW_MS', 3_000),
+    claimEveryMs: envInt(env, 'LEASE_CLAIM_EVERY_MS', 2_000),
+    dispatchAckWaitMs: envInt(env, 'DISPATCH_ACK_WAIT_MS', 15_000),
     sandbox: {
       sentDelayMs: envInt(env, 'SANDBOX_SENT_DELAY_MS', 50),
       deliveredDelayMs: envInt(env, 'SANDBOX_DELIVERED_DELAY_MS', 150),

@@ -11,10 +11,14 @@ import {
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import type { SessionsConfig } from './config';
-import { SandboxPlatform } from './connector/sandbox';
+import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
 import { Dispatcher } from './dispatch/dispatcher';
 import { sessionsHandlers } from './grpc/sessionsHandlers';
 import { createMediaFetcher } from './media/mediaFetcher';
+import { LeaseStore } from './ownership/leaseStore';
+import { localOwnerOps } from './ownership/localOwnerOps';
+import { OwnerRouter } from './ownership/ownerRouter';
+import { Ownership } from './ownership/ownership';
 import { InstanceRegistry } from './registry/instanceRegistry';
 import { SessionManager } from './session/sessionManager';
 
@@ -30,18 +34,29 @@ export interface RunningSessionsService {
 export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
   enableDefaultMetrics('sessions');
   logger.warn('WA_CONNECTOR=sandbox: instances link to a simulated platform, not to WhatsApp');
-  const sandbox = new SandboxPlatform(config.sandbox);
   const nats = await connectNats({ url: config.natsUrl, name: 'sessions', logger });
+  const sandbox = new SandboxPlatform({ ...config.sandbox, ledger: await KvSandboxLedger.open(nats) });
   const events = await JetStreamEventStore.open(nats);
   const registry = new InstanceRegistry(events, logger);
   registry.start();
   await registry.catchUp(10_000);
-  const sessions = new SessionManager(sandbox, events, registry, logger);
+  const ownership = new Ownership(await LeaseStore.open(nats), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
+  await ownership.start();
+  const sessions = new SessionManager(sandbox, events, registry, ownership, logger);
   const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
-  const dispatcher = new Dispatcher(events, sessions, registry, media, logger, { pacingMs: config.pacingMs, ttlMs: config.sendTtlMs, retryMs: 1_000 });
+  const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
+    pacingMs: config.pacingMs,
+    ttlMs: config.sendTtlMs,
+    retryMs: 1_000,
+    ackWaitMs: config.dispatchAckWaitMs,
+  });
+  const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox), logger);
+  owner.start();
+  dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
   await dispatcher.start();
+  sessions.startClaiming(config.claimEveryMs);
   const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }));
-  const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(sessions, messages, sandbox, config.qrWaitMs, logger), config.grpcAddress);
+  const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
   const ops = await startOpsServer({
     host: config.opsHost,
     port: config.opsPort,
@@ -59,6 +74,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await grpc.close();
       await ops.close();
       await dispatcher.stop();
+      await owner.stop();
       await sessions.closeAll();
       await registry.stop();
       await media.close();

@@ -54,4 +54,6 @@ export interface Connection {
 export interface Connector {
   readonly name: string;
   connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection>;
+  /** Wipes what is stored for the instance (credentials, keys): its next connection starts unlinked, with a QR code. */
+  purge(instanceId: string): Promise<void>;
 }

@@ -14,6 +14,9 @@ import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { SessionManager } from '../session/sessionManager';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 
+/** Where a send goes out: here, or on the replica holding the instance's lease (see OwnerRouter). */
+export type SendRoute = (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<'done' | 'retry'>;
+
 export const DISPATCH_DURABLE = 'sessions-dispatch';
 
 export interface DispatchOptions {
@@ -23,17 +26,25 @@ export interface DispatchOptions {
   ttlMs: number;
   /** How often a queued send is retried while the instance is not connected. */
   retryMs: number;
+  /** How long a send handed to a replica may go unconfirmed before another gets it (a crashed replica's sends). */
+  ackWaitMs: number;
 }
 
 /**
- * Sends accepted messages: a durable consumer of the message streams (so nothing accepted is lost when a replica
- * dies), one lane per instance (in order, paced), queued while the instance is disconnected, failed with a reason
- * when the instance was reset or logged out or the TTL passed.
+ * Sends accepted messages. A durable consumer of the message streams, shared by the replicas, hands each accepted
+ * send to one of them (nothing accepted is lost when a replica dies: what it held is handed out again after
+ * `ackWaitMs`); that replica routes it to the one holding the instance's connection, which sends the instance's
+ * messages one at a time in order, paced; sends wait (queued) while the instance is not connected, and fail with a
+ * reason when the instance was reset or logged out or the TTL passed.
  */
 export class Dispatcher {
   private subscription: Subscription | null = null;
   private readonly lanes = new Lanes(256);
   private readonly lastSend = new Map<string, number>();
+  /** Jobs handed to this replica and not yet settled: kept alive (in progress) until they are. */
+  private readonly held = new Set<Delivery>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private route: SendRoute = (instanceId, accepted, sequence) => this.dispatchOwned(instanceId, accepted, sequence);
 
   constructor(
     private readonly events: EventStore,
@@ -44,14 +55,29 @@ export class Dispatcher {
     private readonly options: DispatchOptions,
   ) {}
 
+  /** Sends through `route` (the owner router) instead of straight to this replica's connections. */
+  routeWith(route: SendRoute): void {
+    this.route = route;
+  }
+
   async start(): Promise<void> {
-    this.subscription = await this.events.subscribe(ALL_MESSAGES_PATTERN, { durableName: DISPATCH_DURABLE, ackWaitMs: 60_000 });
+    this.subscription = await this.events.subscribe(ALL_MESSAGES_PATTERN, { durableName: DISPATCH_DURABLE, ackWaitMs: this.options.ackWaitMs });
+    this.heartbeat = setInterval(() => this.held.forEach((job) => job.inProgress()), Math.max(100, Math.floor(this.options.ackWaitMs / 3)));
+    this.heartbeat.unref();
     void this.run(this.subscription);
   }
 
   async stop(): Promise<void> {
     await this.subscription?.close();
     await this.lanes.idle();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  /** Queues a send of an instance whose connection is here; resolves once it went out, failed, or must wait. */
+  dispatchOwned(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
+    return new Promise((resolve) => {
+      this.lanes.push(instanceId, async () => resolve(await this.dispatch(instanceId, accepted, sequence)));
+    });
   }
 
   private async run(subscription: Subscription): Promise<void> {
@@ -63,22 +89,32 @@ export class Dispatcher {
           continue;
         }
         const instanceId = job.commit.stream.split('.')[0]!;
-        this.lanes.push(instanceId, () => this.dispatch(instanceId, job, accepted as unknown as MessageAccepted));
+        this.held.add(job);
+        void this.route(instanceId, accepted as unknown as MessageAccepted, job.commit.sequence)
+          .catch((error: unknown) => {
+            this.logger.warn({ err: error, instanceId }, 'dispatch failed; will retry');
+            return 'retry' as const;
+          })
+          .then((outcome) => {
+            this.held.delete(job);
+            if (outcome === 'done') job.ack();
+            else job.nak(this.options.retryMs);
+          });
       }
     } catch (error) {
       this.logger.error({ err: error }, 'dispatch subscription ended');
     }
   }
 
-  private async dispatch(instanceId: string, job: Delivery, accepted: MessageAccepted): Promise<void> {
+  private async dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
     const { message_id: messageId, to } = accepted.data;
     try {
       const facts = this.registry.get(instanceId);
-      if (facts && job.commit.sequence < facts.resetSequence) return await this.fail(instanceId, job, accepted, 'instance_reset');
-      if (facts?.blockedReason) return await this.fail(instanceId, job, accepted, `instance_${facts.blockedReason}`);
-      if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, job, accepted, 'expired');
+      if (facts && sequence < facts.resetSequence) return await this.fail(instanceId, accepted, 'instance_reset');
+      if (facts?.blockedReason) return await this.fail(instanceId, accepted, `instance_${facts.blockedReason}`);
+      if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, accepted, 'expired');
       const connection = this.sessions.connected(instanceId);
-      if (!connection) return job.nak(this.options.retryMs);
+      if (!connection) return 'retry';
       const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       let media;
@@ -86,26 +122,26 @@ export class Dispatcher {
         try {
           media = await this.media.fetch(accepted.data.media_url, accepted.data.filename, accepted.data.text);
         } catch (error) {
-          if (error instanceof MediaError) return await this.fail(instanceId, job, accepted, error.message);
+          if (error instanceof MediaError) return await this.fail(instanceId, accepted, error.message);
           throw error;
         }
       }
       this.sessions.sending(messageId, to);
       await connection.send({ messageId, to, ...(media ? { media } : { text: accepted.data.text ?? '' }) });
       this.lastSend.set(instanceId, Date.now());
-      job.ack();
+      return 'done';
     } catch (error) {
       this.logger.warn({ err: error, instanceId, messageId }, 'dispatch failed; will retry');
-      job.nak(this.options.retryMs);
+      return 'retry';
     }
   }
 
-  private async fail(instanceId: string, job: Delivery, accepted: MessageAccepted, reason: string): Promise<void> {
+  private async fail(instanceId: string, accepted: MessageAccepted, reason: string): Promise<'done'> {
     const { message_id: messageId, to } = accepted.data;
     await this.events.append(messageStream(instanceId, messageId), [messageEvent('MessageFailed', new Date().toISOString(), { message_id: messageId, to, reason })], {
       expectedVersion: 'any',
       commandId: `failed-${messageId}`,
     });
-    job.ack();
+    return 'done';
   }
 }

@@ -42,6 +42,18 @@ export class InstanceRegistry {
     return this.facts.get(instanceId);
   }
 
+  /** Instances linked to a number and not logged out, failed or reset: the ones that should be connected. */
+  linkedInstances(): string[] {
+    const ids: string[] = [];
+    for (const [id, facts] of this.facts) if (facts.linkedNumber && !facts.blockedReason) ids.push(id);
+    return ids;
+  }
+
+  isLinked(instanceId: string): boolean {
+    const facts = this.facts.get(instanceId);
+    return Boolean(facts?.linkedNumber && !facts.blockedReason);
+  }
+
   /** Called for every reset applied after start-up catch-up (the session logs the device out). */
   onReset(listener: (instanceId: string) => void): void {
     this.resetListeners.add(listener);

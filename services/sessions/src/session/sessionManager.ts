@@ -13,6 +13,7 @@ import {
   type MessageEvent,
 } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector, ReceiptStatus } from '../connector/port';
+import type { Ownership } from '../ownership/ownership';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import { reconnectDelayMs } from './reconnectPolicy';
 
@@ -42,24 +43,51 @@ export const inboundMessageId = (instanceId: string, platformId: string): string
   `in_${createHash('sha256').update(`${instanceId}:${platformId}`).digest('hex').slice(0, 24)}`;
 
 /**
- * One platform connection per instance: starts it for a QR code, turns what the connection reports into events
- * (lifecycle on the instance stream, receipts and inbound messages on message streams), and reconnects a linked
- * instance with backoff when the connection drops.
+ * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
+ * starts one for a QR code, turns what it reports into events (lifecycle on the instance stream, receipts and
+ * inbound messages on message streams), reconnects a linked instance with backoff when it drops, takes over
+ * linked instances nobody holds (a replica died or shut down), and stops at once a connection whose lease was lost.
+ * Callers hold the lease before `getQr`/`reconnect` (the owner router sees to it).
  */
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   /** Recipients of messages handed to the platform, for the receipts that follow. */
   private readonly recipients = new Map<string, string>();
   private closing = false;
+  private claimTimer: NodeJS.Timeout | null = null;
+  private claiming: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly connector: Connector,
     private readonly events: EventStore,
     private readonly registry: InstanceRegistry,
+    private readonly ownership: Ownership,
     private readonly logger: Logger,
     private readonly random: () => number = Math.random,
   ) {
     registry.onReset((instanceId) => void this.reset(instanceId));
+    ownership.onLost((instanceId) => void this.stop(instanceId));
+    ownership.onFreed((instanceId) => void this.claim(instanceId));
+  }
+
+  /** Takes over, now and every `everyMs`, the linked instances no live replica holds. */
+  startClaiming(everyMs: number): void {
+    const sweep = (): void => {
+      this.claiming = this.claiming.then(async () => {
+        for (const instanceId of this.registry.linkedInstances()) {
+          if (this.closing) return;
+          if (this.ownership.isFree(instanceId)) await this.claim(instanceId);
+        }
+      });
+    };
+    sweep();
+    this.claimTimer = setInterval(sweep, everyMs);
+    this.claimTimer.unref();
+  }
+
+  /** How many connections this replica runs. */
+  get size(): number {
+    return this.sessions.size;
   }
 
   /** The open, connected connection of an instance, or null. */
@@ -104,18 +132,51 @@ export class SessionManager {
     await this.start(instanceId);
   }
 
-  /** Logs the device out where linked and forgets the session (reset_instance). */
+  /**
+   * reset_instance: logs the device out where linked, wipes its stored credentials, forgets the session. Done by
+   * the replica holding the lease, or by whichever takes the free lease first (every replica sees the reset).
+   */
   async reset(instanceId: string): Promise<void> {
-    const session = this.sessions.get(instanceId);
-    this.sessions.delete(instanceId);
-    if (!session) return;
-    if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
-    await session.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
+    try {
+      if (!(await this.ownership.acquire(instanceId))) return;
+      const session = this.sessions.get(instanceId);
+      this.sessions.delete(instanceId);
+      if (session?.reconnectTimer) clearTimeout(session.reconnectTimer);
+      await session?.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
+      await this.connector.purge(instanceId);
+      await this.ownership.release(instanceId);
+    } catch (error) {
+      this.logger.error({ err: error, instanceId }, 'resetting the session failed');
+    }
   }
 
+  /** Closes every connection (keeping the links) and gives the leases up, so other replicas take over at once. */
   async closeAll(): Promise<void> {
     this.closing = true;
+    if (this.claimTimer) clearInterval(this.claimTimer);
+    await this.claiming;
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
+    await this.ownership.stop();
+  }
+
+  /** Takes a free linked instance and connects it from its stored credentials (no QR code). */
+  private async claim(instanceId: string): Promise<void> {
+    if (this.closing || this.sessions.has(instanceId) || !this.registry.isLinked(instanceId)) return;
+    try {
+      if (!(await this.ownership.acquire(instanceId))) return;
+      this.logger.info({ instanceId }, 'taking over a linked instance');
+      await this.start(instanceId);
+    } catch (error) {
+      this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; the next sweep retries');
+      await this.ownership.release(instanceId);
+    }
+  }
+
+  /** Ends a session for good here: no connection, no lease (another replica, or a later request, may start one). */
+  private async end(session: Session): Promise<void> {
+    if (this.sessions.get(session.instanceId) === session) this.sessions.delete(session.instanceId);
+    if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+    if (!this.sessions.has(session.instanceId)) await this.ownership.release(session.instanceId);
   }
 
   private async start(instanceId: string): Promise<Session> {
@@ -168,7 +229,7 @@ export class SessionManager {
           session.qr = null;
           this.wake(session);
           if (event.reason === 'qr_expired') {
-            this.sessions.delete(id);
+            await this.end(session);
             await this.appendInstance(id, [instanceEvent('InstanceQrExpired', now(), {})]);
             return;
           }
@@ -177,8 +238,9 @@ export class SessionManager {
           return;
         case 'logged_out':
         case 'failed':
-          this.sessions.delete(id);
           this.wake(session);
+          if (event.type === 'logged_out') await this.connector.purge(id);
+          await this.end(session);
           await this.appendInstance(id, [
             event.type === 'logged_out'
               ? instanceEvent('InstanceLoggedOut', now(), { reason: event.reason })
@@ -186,7 +248,7 @@ export class SessionManager {
           ]);
           return;
         case 'receipt': {
-          const to = this.recipients.get(event.messageId) ?? '';
+          const to = this.recipients.get(event.messageId) ?? (await this.recipientOf(id, event.messageId));
           const type = RECEIPT_EVENTS[event.status];
           const data = type === 'MessageFailed' ? { message_id: event.messageId, to, reason: event.reason ?? 'failed' } : { message_id: event.messageId, to };
           await this.events.append(messageStream(id, event.messageId), [messageEvent(type, now(), data as never)], {
@@ -219,17 +281,28 @@ export class SessionManager {
     }
   }
 
+  /** The recipient of a message this replica did not send (it took the instance over): from MessageAccepted. */
+  private async recipientOf(instanceId: string, messageId: string): Promise<string> {
+    const [first] = await this.events.readStream(messageStream(instanceId, messageId));
+    const accepted = first?.events.find((e) => e.type === 'MessageAccepted');
+    return accepted ? String(accepted.data.to) : '';
+  }
+
   private scheduleReconnect(session: Session): void {
-    if (this.closing || !this.registry.get(session.instanceId)?.linkedNumber) {
-      this.sessions.delete(session.instanceId);
+    if (this.closing) return;
+    if (!this.registry.get(session.instanceId)?.linkedNumber || !this.ownership.owns(session.instanceId)) {
+      void this.end(session);
       return;
     }
     session.status = 'connecting';
     const delay = reconnectDelayMs(++session.reconnectAttempts, this.random);
     session.reconnectTimer = setTimeout(() => {
-      if (this.sessions.get(session.instanceId) !== session) return;
+      if (this.sessions.get(session.instanceId) !== session || !this.ownership.owns(session.instanceId)) return;
       this.sessions.delete(session.instanceId);
-      this.start(session.instanceId).catch((error: unknown) => this.logger.warn({ err: error }, 'reconnect failed'));
+      this.start(session.instanceId).catch((error: unknown) => {
+        this.logger.warn({ err: error, instanceId: session.instanceId }, 'reconnect failed; the next sweep retries');
+        void this.ownership.release(session.instanceId);
+      });
     }, delay);
     session.reconnectTimer.unref();
   }

@@ -1,1 +1,2 @@
 export * from './sandboxPlatform';
+export * from './ledger';

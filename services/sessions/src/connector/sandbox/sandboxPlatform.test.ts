@@ -19,7 +19,7 @@ const open = async (platform: SandboxPlatform, id = 'I1'): Promise<Opened> => {
 /** An instance linked by a scan, its connection online. */
 const linked = async (platform: SandboxPlatform, id = 'I1'): Promise<Opened> => {
   const opened = await open(platform, id);
-  platform.scan(id, NUMBER);
+  await platform.scan(id, NUMBER);
   return opened;
 };
 
@@ -67,7 +67,7 @@ describe('sandbox platform (fake timers)', () => {
       expect(events.at(-1)).toEqual({ type: 'disconnected', reason: 'qr_expired' });
       expect(platform.currentQr('I1')).toBeNull();
       expect(jest.getTimerCount()).toBe(0);
-      expect(() => platform.scan('I1', NUMBER)).toThrow('No QR code');
+      await expect(platform.scan('I1', NUMBER)).rejects.toThrow('No QR code');
       jest.advanceTimersByTime(1_000);
       expect(events).toHaveLength(4);
     });
@@ -98,10 +98,10 @@ describe('sandbox platform (fake timers)', () => {
       const platform = new SandboxPlatform(fast);
       const { events, connection } = await open(platform);
       jest.advanceTimersByTime(25);
-      platform.scan('I1', NUMBER);
+      await platform.scan('I1', NUMBER);
       expect(events.at(-1)).toEqual({ type: 'connected', number: NUMBER });
       expect(platform.currentQr('I1')).toBeNull();
-      expect(platform.linkedNumber('I1')).toBe(NUMBER);
+      expect(await platform.linkedNumber('I1')).toBe(NUMBER);
       expect(jest.getTimerCount()).toBe(0);
       jest.advanceTimersByTime(1_000);
       expect(types(events)).toEqual(['qr', 'qr', 'connected']);
@@ -110,12 +110,12 @@ describe('sandbox platform (fake timers)', () => {
 
     it('refuses a scan without a QR code waiting, or with a number that is not digits', async () => {
       const platform = new SandboxPlatform(fast);
-      expect(() => platform.scan('I1', NUMBER)).toThrow(/No QR code of instance I1 is waiting/);
+      await expect(platform.scan('I1', NUMBER)).rejects.toThrow(/No QR code of instance I1 is waiting/);
       const { connection } = await open(platform);
-      expect(() => platform.scan('I1', '+4915112345678')).toThrow(/digits/);
-      expect(platform.linkedNumber('I1')).toBeNull();
-      platform.scan('I1', NUMBER);
-      expect(() => platform.scan('I1', NUMBER)).toThrow('No QR code');
+      await expect(platform.scan('I1', '+4915112345678')).rejects.toThrow(/digits/);
+      expect(await platform.linkedNumber('I1')).toBeNull();
+      await platform.scan('I1', NUMBER);
+      await expect(platform.scan('I1', NUMBER)).rejects.toThrow('No QR code');
       await connection.close();
     });
 
@@ -126,7 +126,7 @@ describe('sandbox platform (fake timers)', () => {
       const second = await open(platform);
       expect(second.events).toEqual([]);
       expect(platform.currentQr('I1')).toBeNull();
-      expect(() => platform.scan('I1', NUMBER)).toThrow('No QR code');
+      await expect(platform.scan('I1', NUMBER)).rejects.toThrow('No QR code');
       jest.advanceTimersByTime(0);
       expect(second.events).toEqual([{ type: 'connected', number: NUMBER }]);
       jest.advanceTimersByTime(1_000);
@@ -138,7 +138,7 @@ describe('sandbox platform (fake timers)', () => {
       const platform = new SandboxPlatform(fast);
       const a = await linked(platform, 'A');
       const b = await open(platform, 'B');
-      expect(platform.linkedNumber('B')).toBeNull();
+      expect(await platform.linkedNumber('B')).toBeNull();
       expect(types(b.events)).toEqual(['qr']);
       await a.connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
       expect(platform.sent('B')).toEqual([]);
@@ -234,7 +234,7 @@ describe('sandbox platform (fake timers)', () => {
       const message = { messageId: 'm', to: CONTACT, text: 'x' };
       const waiting = await open(platform);
       await expect(waiting.connection.send(message)).rejects.toThrow('not connected');
-      platform.scan('I1', NUMBER);
+      await platform.scan('I1', NUMBER);
       await waiting.connection.close();
       await expect(waiting.connection.send(message)).rejects.toThrow('not connected');
       const linking = await open(platform);
@@ -292,7 +292,7 @@ describe('sandbox platform (fake timers)', () => {
       expect(() => platform.inject('I1', inbound)).toThrow('not connected');
       const { events, connection } = await open(platform);
       expect(() => platform.inject('I1', inbound)).toThrow('not connected');
-      platform.scan('I1', NUMBER);
+      await platform.scan('I1', NUMBER);
       expect(() => platform.inject('I1', { ...inbound, from: 'bob' })).toThrow(/digits/);
       expect(types(events)).toEqual(['qr', 'connected']);
       await connection.close();
@@ -310,7 +310,7 @@ describe('sandbox platform (fake timers)', () => {
       expect(jest.getTimerCount()).toBe(0);
       jest.advanceTimersByTime(1_000);
       expect(events.at(-1)).toEqual({ type: 'disconnected', reason: 'connection_lost' });
-      expect(platform.linkedNumber('I1')).toBe(NUMBER);
+      expect(await platform.linkedNumber('I1')).toBe(NUMBER);
       expect(() => platform.disconnect('I1', 'again')).toThrow('no open sandbox connection');
       await connection.close();
     });
@@ -336,12 +336,12 @@ describe('sandbox platform (fake timers)', () => {
       const platform = new SandboxPlatform(fast);
       const { events, connection } = await linked(platform);
       await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
-      platform.logoutFromPhone('I1');
+      await platform.logoutFromPhone('I1');
       expect(events.at(-1)).toEqual({ type: 'logged_out', reason: 'logged_out_on_phone' });
-      expect(platform.linkedNumber('I1')).toBeNull();
+      expect(await platform.linkedNumber('I1')).toBeNull();
       expect(jest.getTimerCount()).toBe(0);
       await expect(connection.send({ messageId: 'n', to: CONTACT, text: 'x' })).rejects.toThrow('not connected');
-      expect(() => platform.logoutFromPhone('I1')).toThrow('not linked');
+      await expect(platform.logoutFromPhone('I1')).rejects.toThrow('not linked');
       const fresh = await open(platform);
       jest.advanceTimersByTime(15);
       expect(types(fresh.events)).toEqual(['qr']);
@@ -352,7 +352,7 @@ describe('sandbox platform (fake timers)', () => {
       const platform = new SandboxPlatform(fast);
       const { connection } = await linked(platform);
       await connection.close();
-      platform.logoutFromPhone('I1');
+      await platform.logoutFromPhone('I1');
       const next = await open(platform);
       expect(types(next.events)).toEqual(['qr']);
       await next.connection.close();
@@ -364,17 +364,17 @@ describe('sandbox platform (fake timers)', () => {
       await first.connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
       await first.connection.logout();
       expect(types(first.events)).toEqual(['qr', 'connected']);
-      expect(platform.linkedNumber('I1')).toBeNull();
+      expect(await platform.linkedNumber('I1')).toBeNull();
       expect(jest.getTimerCount()).toBe(0);
       await expect(first.connection.send({ messageId: 'n', to: CONTACT, text: 'x' })).rejects.toThrow('not connected');
 
       const second = await open(platform);
-      platform.scan('I1', NUMBER);
+      await platform.scan('I1', NUMBER);
       jest.advanceTimersByTime(100);
       expect(receipts(second.events)).toEqual([]);
       await second.connection.close();
       await second.connection.logout();
-      expect(platform.linkedNumber('I1')).toBeNull();
+      expect(await platform.linkedNumber('I1')).toBeNull();
       expect(types(second.events)).toEqual(['qr', 'connected']);
     });
 
@@ -398,7 +398,7 @@ describe('sandbox platform (fake timers)', () => {
       const second = await open(platform);
       expect(first.events.at(-1)).toEqual({ type: 'disconnected', reason: 'replaced' });
       expect(platform.currentQr('I1')).toBe(qrs(second.events)[0]);
-      platform.scan('I1', NUMBER);
+      await platform.scan('I1', NUMBER);
       expect(second.events.at(-1)).toEqual({ type: 'connected', number: NUMBER });
       await expect(first.connection.send({ messageId: 'm', to: CONTACT, text: 'x' })).rejects.toThrow('not connected');
       await second.connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
@@ -406,7 +406,7 @@ describe('sandbox platform (fake timers)', () => {
       expect(types(first.events)).toEqual(['qr', 'disconnected']);
       expect(receipts(second.events)).toEqual(['m:sent', 'm:delivered', 'm:read']);
       await first.connection.close();
-      expect(platform.linkedNumber('I1')).toBe(NUMBER);
+      expect(await platform.linkedNumber('I1')).toBe(NUMBER);
       await second.connection.close();
     });
 
@@ -431,7 +431,7 @@ describe('sandbox platform (fake timers)', () => {
       expect(platform.currentQr('I1')).toBeNull();
 
       const online = await open(platform, 'I2');
-      platform.scan('I2', NUMBER);
+      await platform.scan('I2', NUMBER);
       await online.connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
       await online.connection.close();
       await online.connection.close();
@@ -439,7 +439,7 @@ describe('sandbox platform (fake timers)', () => {
       jest.advanceTimersByTime(1_000);
       expect(types(waiting.events)).toEqual(['qr']);
       expect(types(online.events)).toEqual(['qr', 'connected']);
-      expect(platform.linkedNumber('I2')).toBe(NUMBER);
+      expect(await platform.linkedNumber('I2')).toBe(NUMBER);
     });
 
     it('stays silent when closed from inside its own event handler', async () => {
@@ -449,7 +449,7 @@ describe('sandbox platform (fake timers)', () => {
         events.push(e);
         if (e.type === 'receipt') void connection.close();
       });
-      platform.scan('I1', NUMBER);
+      await platform.scan('I1', NUMBER);
       await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
       jest.advanceTimersByTime(100);
       expect(receipts(events)).toEqual(['m:sent']);
@@ -479,7 +479,7 @@ describe('sandbox platform (real timers)', () => {
     const platform = new SandboxPlatform(fast);
     const { events, connection } = await open(platform);
     await until(() => qrs(events).length === 2);
-    platform.scan('I1', NUMBER);
+    await platform.scan('I1', NUMBER);
     await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
     await connection.send({ messageId: 'n', to: '000111', text: 'x' });
     await until(() => receipts(events).length === 5);

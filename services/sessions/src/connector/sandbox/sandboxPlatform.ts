@@ -1,5 +1,6 @@
 import type { Connection, ConnectionEvent, Connector, InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
 import { isDigits, newPlatformMessageId, newQr } from './ids';
+import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 
 export interface SandboxOptions {
   /** A new QR code every this many ms while waiting for a scan. Default 20,000. */
@@ -14,6 +15,8 @@ export interface SandboxOptions {
   readDelayMs?: number;
   /** The clock for timestamps (inbound messages, records of sends). Timers do not use it. */
   now?: () => Date;
+  /** Links and taken message ids; shared (KV) when several replicas use one sandbox. Default: in memory. */
+  ledger?: SandboxLedger;
 }
 
 /** What the platform accepted from an instance (inspectable by tests and demos). */
@@ -72,12 +75,11 @@ interface OpenConnection {
  */
 export class SandboxPlatform implements Connector {
   readonly name = 'sandbox';
-  private readonly links = new Map<string, string>();
   private readonly open = new Map<string, OpenConnection>();
   private readonly receipts = new Map<string, PendingReceipt[]>();
   private readonly records = new Map<string, SandboxSent[]>();
-  private readonly recordedIds = new Map<string, Set<string>>();
-  private readonly options: Required<Omit<SandboxOptions, 'now'>>;
+  private readonly ledger: SandboxLedger;
+  private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
   private readonly now: () => Date;
 
   constructor(options: SandboxOptions = {}) {
@@ -95,6 +97,7 @@ export class SandboxPlatform implements Connector {
       if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`sandbox ${key} must be a finite number >= 0, got ${value}`);
     }
     this.now = options.now ?? (() => new Date());
+    this.ledger = options.ledger ?? new MemorySandboxLedger();
   }
 
   /**
@@ -102,12 +105,12 @@ export class SandboxPlatform implements Connector {
    * an unlinked one shows a QR code at once (before this resolves) and a fresh one every `qrIntervalMs`.
    */
   async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
+    const number = await this.ledger.linkOf(instanceId);
     const conn: OpenConnection = { instanceId, emit: onEvent, stage: 'linking', qr: null, timers: new Set(), receiptTimer: null };
     const previous = this.open.get(instanceId);
     this.open.set(instanceId, conn);
     if (previous) this.end(previous, { type: 'disconnected', reason: 'replaced' });
-    const number = this.links.get(instanceId);
-    if (number !== undefined) this.later(conn, 0, () => this.goOnline(conn, number));
+    if (number !== null) this.later(conn, 0, () => this.goOnline(conn, number));
     else this.showQr(conn, 1);
     return {
       send: (message) => this.accept(conn, message),
@@ -116,24 +119,29 @@ export class SandboxPlatform implements Connector {
     };
   }
 
+  /** Forgets the instance's link (its credentials are gone): the next connection shows a QR code. */
+  async purge(instanceId: string): Promise<void> {
+    await this.unlink(instanceId);
+  }
+
   /** The QR code the instance's open connection is showing now, or null. */
   currentQr(instanceId: string): string | null {
     return this.open.get(instanceId)?.qr ?? null;
   }
 
   /** The number the instance is linked to, or null. */
-  linkedNumber(instanceId: string): string | null {
-    return this.links.get(instanceId) ?? null;
+  linkedNumber(instanceId: string): Promise<string | null> {
+    return this.ledger.linkOf(instanceId);
   }
 
   /** The phone (of `number`) scans the current QR code: the instance is linked and its connection reports `connected`. */
-  scan(instanceId: string, number: string): void {
+  async scan(instanceId: string, number: string): Promise<void> {
     if (!isDigits(number)) throw new Error(`The phone number must be international digits without '+', got '${number}'`);
     const conn = this.open.get(instanceId);
     if (conn?.stage !== 'qr' || !conn.qr) {
       throw new Error(`No QR code of instance ${instanceId} is waiting to be scanned: start a connection (get_qrcode) first`);
     }
-    this.links.set(instanceId, number);
+    await this.ledger.setLink(instanceId, number);
     this.goOnline(conn, number);
   }
 
@@ -161,9 +169,8 @@ export class SandboxPlatform implements Connector {
   }
 
   /** The user removes the linked device on the phone: the link ends, an open connection reports `logged_out`. */
-  logoutFromPhone(instanceId: string): void {
-    if (!this.links.has(instanceId)) throw new Error(`Instance ${instanceId} is not linked to a phone in the sandbox`);
-    this.unlink(instanceId);
+  async logoutFromPhone(instanceId: string): Promise<void> {
+    if (!(await this.unlink(instanceId))) throw new Error(`Instance ${instanceId} is not linked to a phone in the sandbox`);
     const conn = this.open.get(instanceId);
     if (conn) this.end(conn, { type: 'logged_out', reason: 'logged_out_on_phone' });
   }
@@ -205,12 +212,9 @@ export class SandboxPlatform implements Connector {
     if (conn.stage !== 'connected') throw new Error(`Instance ${id} is not connected to the sandbox: the message was not sent`);
     if (!isDigits(message.to)) throw new Error(`The recipient must be international digits without '+', got '${message.to}'`);
     if (message.text === undefined && !message.media) throw new Error('A message needs text or media');
-    const ids = this.recordedIds.get(id) ?? new Set<string>();
-    this.recordedIds.set(id, ids);
-    if (ids.has(message.messageId)) return;
+    if (!(await this.ledger.takeMessageId(id, message.messageId))) return;
     const records = this.records.get(id) ?? [];
     this.records.set(id, records);
-    ids.add(message.messageId);
     records.push({
       instanceId: id,
       messageId: message.messageId,
@@ -221,7 +225,7 @@ export class SandboxPlatform implements Connector {
         : null,
       acceptedAt: this.now().toISOString(),
     });
-    for (const dropped of records.splice(0, Math.max(0, records.length - RECORDS_PER_INSTANCE))) ids.delete(dropped.messageId);
+    records.splice(0, Math.max(0, records.length - RECORDS_PER_INSTANCE));
 
     const { sentDelayMs, deliveredDelayMs, readDelayMs } = this.options;
     const at = performance.now();
@@ -268,16 +272,18 @@ export class SandboxPlatform implements Connector {
 
   private async logout(conn: OpenConnection): Promise<void> {
     const id = conn.instanceId;
-    const wasLinked = this.unlink(id);
+    const wasLinked = await this.unlink(id);
     this.end(conn);
     // The device is gone: a newer connection of the same device cannot stay online either.
     const current = this.open.get(id);
     if (wasLinked && current && current.stage !== 'qr') this.end(current, { type: 'logged_out', reason: 'logged_out' });
   }
 
-  private unlink(instanceId: string): boolean {
+  private async unlink(instanceId: string): Promise<boolean> {
     this.receipts.delete(instanceId);
-    return this.links.delete(instanceId);
+    const wasLinked = (await this.ledger.linkOf(instanceId)) !== null;
+    if (wasLinked) await this.ledger.setLink(instanceId, null);
+    return wasLinked;
   }
 
   private later(conn: OpenConnection, ms: number, run: () => void): NodeJS.Timeout {

@@ -1,0 +1,132 @@
+import { AppError, isAppError, unavailable, type Logger, type MessageAccepted, type NatsHandle } from '@wagw/lib';
+import type { Subscription } from '@nats-io/transport-node';
+import type { Ownership } from './ownership';
+
+/** What only the replica holding an instance's lease (the one with its connection) can do. */
+export interface OwnerOps {
+  getQr(instanceId: string, waitMs: number): Promise<string>;
+  reconnect(instanceId: string): Promise<void>;
+  /** Sends one accepted message; 'retry' when it cannot go out now (not connected), to be offered again later. */
+  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'>;
+  sandboxScan(instanceId: string, number: string): Promise<void>;
+  sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void>;
+}
+
+type Call = { [K in keyof OwnerOps]: { op: K; instanceId: string; args: Parameters<OwnerOps[K]> } }[keyof OwnerOps];
+type Reply = { ok: true; value: unknown } | { ok: false; kind: AppError['kind']; code: string; message: string };
+
+/** Operations that may take a free instance (start its connection here); the others only reach a live owner. */
+const TAKES_FREE: ReadonlySet<keyof OwnerOps> = new Set(['getQr', 'reconnect']);
+const ATTEMPTS = 5;
+
+const subjectOf = (replicaId: string): string => `sessions.replica.${replicaId}`;
+
+/**
+ * Runs each instance operation where the instance's connection lives: here when this replica holds the lease
+ * (or takes a free one, for the operations that start a connection), else on the holder, asked over NATS
+ * request/reply on its own subject. A stale view (the holder just changed) is retried a few times.
+ */
+export class OwnerRouter implements OwnerOps {
+  private subscription: Subscription | null = null;
+
+  constructor(
+    private readonly nats: NatsHandle,
+    private readonly ownership: Ownership,
+    private readonly local: OwnerOps,
+    private readonly logger: Logger,
+    private readonly requestTimeoutMs = 30_000,
+  ) {}
+
+  start(): void {
+    this.subscription = this.nats.nc.subscribe(subjectOf(this.ownership.replicaId), {
+      callback: (error, message) => {
+        if (error) return this.logger.warn({ err: error }, 'owner subscription failed');
+        void this.serve(message.json<Call>()).then((reply) => message.respond(JSON.stringify(reply)));
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.drain();
+  }
+
+  getQr(instanceId: string, waitMs: number): Promise<string> {
+    return this.route({ op: 'getQr', instanceId, args: [instanceId, waitMs] }, waitMs + 5_000) as Promise<string>;
+  }
+
+  reconnect(instanceId: string): Promise<void> {
+    return this.route({ op: 'reconnect', instanceId, args: [instanceId] }) as Promise<void>;
+  }
+
+  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
+    if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('retry');
+    return (this.route({ op: 'dispatch', instanceId, args: [instanceId, accepted, sequence] }) as Promise<'done' | 'retry'>).catch((error: unknown) => {
+      this.logger.warn({ err: error, instanceId }, 'the owner could not take a send; it will be offered again');
+      return 'retry' as const;
+    });
+  }
+
+  sandboxScan(instanceId: string, number: string): Promise<void> {
+    return this.route({ op: 'sandboxScan', instanceId, args: [instanceId, number] }) as Promise<void>;
+  }
+
+  sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void> {
+    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, from, pushName, text] }) as Promise<void>;
+  }
+
+  private async route(call: Call, timeoutMs = this.requestTimeoutMs): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.ownership.owns(call.instanceId)) return this.runLocal(call);
+      if (this.ownership.isFree(call.instanceId)) {
+        if (!TAKES_FREE.has(call.op) || (await this.ownership.acquire(call.instanceId))) return this.runLocal(call);
+      }
+      const owner = this.ownership.holderOf(call.instanceId);
+      if (owner) {
+        const reply = await this.ask(owner, call, timeoutMs);
+        if (reply.ok) return reply.value;
+        if (reply.code !== 'not_owner') throw new AppError(reply.kind, reply.code, reply.message);
+      }
+      if (attempt >= ATTEMPTS) {
+        throw unavailable('owner_unreachable', 'The replica that runs this instance is not answering; try again in a few seconds');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+
+  private async ask(owner: string, call: Call, timeoutMs: number): Promise<Reply> {
+    try {
+      const message = await this.nats.nc.request(subjectOf(owner), JSON.stringify(call), { timeout: timeoutMs });
+      return message.json<Reply>();
+    } catch (error) {
+      // No responders or a time-out: the holder is gone or stuck; the lease expires and someone takes over.
+      this.logger.warn({ err: error, owner, instanceId: call.instanceId, op: call.op }, 'the owning replica did not answer');
+      return { ok: false, kind: 'unavailable', code: 'not_owner', message: 'the owner did not answer' };
+    }
+  }
+
+  private async serve(call: Call): Promise<Reply> {
+    if (!this.ownership.owns(call.instanceId)) return { ok: false, kind: 'unavailable', code: 'not_owner', message: 'not the owner' };
+    try {
+      return { ok: true, value: (await this.runLocal(call)) ?? null };
+    } catch (error) {
+      if (isAppError(error)) return { ok: false, kind: error.kind, code: error.code, message: error.message };
+      this.logger.error({ err: error, op: call.op, instanceId: call.instanceId }, 'owner operation failed');
+      return { ok: false, kind: 'internal', code: 'internal', message: 'The operation failed on the owning replica' };
+    }
+  }
+
+  private runLocal(call: Call): Promise<unknown> {
+    switch (call.op) {
+      case 'getQr':
+        return this.local.getQr(...call.args);
+      case 'reconnect':
+        return this.local.reconnect(...call.args);
+      case 'dispatch':
+        return this.local.dispatch(...call.args);
+      case 'sandboxScan':
+        return this.local.sandboxScan(...call.args);
+      case 'sandboxInbound':
+        return this.local.sandboxInbound(...call.args);
+    }
+  }
+}
