@@ -64,10 +64,19 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   ...overrides,
 });
 
+export interface StackOptions {
+  /**
+   * The gateway's sessions target, given the NATS URL: e.g. sessions replicas in processes of their own
+   * (`ipv4:127.0.0.1:P1,127.0.0.1:P2`). The in-process sessions service still runs, as one more replica.
+   */
+  sessionsTarget?: (natsUrl: string) => Promise<string>;
+}
+
 export const startStack = async (
   webhookOverrides: Partial<WebhooksConfig> = {},
   allowPrivateNetworks = true,
   sessionsOverrides: Partial<SessionsConfig> = {},
+  options: StackOptions = {},
 ): Promise<TestStack> => {
   const nats = await startTestNats();
   const instances = await startInstancesService(
@@ -82,7 +91,7 @@ export const startStack = async (
       port: 0,
       instancesAddress: `127.0.0.1:${instances.grpcPort}`,
       webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
-      sessionsAddress: `127.0.0.1:${sessions.grpcPort}`,
+      sessionsAddress: options.sessionsTarget ? await options.sessionsTarget(nats.url) : `127.0.0.1:${sessions.grpcPort}`,
       sandbox: true,
       jwtSecret: TEST_JWT_SECRET,
       bodyLimit: 64 * 1024,

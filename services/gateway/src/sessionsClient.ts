@@ -16,7 +16,12 @@ import {
 /** The gateway's typed view of the Sessions gRPC service. */
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const proto = loadSessionsProto();
-  const client = new proto.Sessions(address, credentials.createInsecure(), { 'grpc.max_reconnect_backoff_ms': 2_000 });
+  // Round robin over every address the target names (`dns:///sessions:50053` with one record per replica, or
+  // `ipv4:10.0.0.1:50053,10.0.0.2:50053`): any replica accepts any call and routes it to the instance's owner.
+  const client = new proto.Sessions(address, credentials.createInsecure(), {
+    'grpc.max_reconnect_backoff_ms': 2_000,
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  });
   return {
     getQr: (request: GetQrRequest) => callUnary<GetQrRequest, QrMessage>(client.GetQr.bind(client), request, timeoutMs),
     reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),

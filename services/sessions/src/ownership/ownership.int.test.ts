@@ -1,0 +1,78 @@
+import { connectNats, type NatsHandle } from '@wagw/lib';
+import { startTestNats, type TestNats } from '../../../../test/harness/natsServer';
+import { testLogger } from '../../../../test/harness/logger';
+import { LeaseStore } from './leaseStore';
+import { Ownership } from './ownership';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('instance leases on a real nats-server', () => {
+  let server: TestNats;
+  let nats: NatsHandle;
+  let store: LeaseStore;
+  const running: Ownership[] = [];
+
+  beforeAll(async () => {
+    server = await startTestNats();
+    nats = await connectNats({ url: server.url, name: 'ownership-test', logger: testLogger('ownership') });
+    store = await LeaseStore.open(nats);
+  });
+  afterAll(async () => {
+    await nats.close();
+    await server.dispose();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((o) => o.stop()));
+  });
+
+  const replica = async (replicaId: string, ttlMs = 600, renewEveryMs = 150): Promise<Ownership> => {
+    const ownership = new Ownership(store, { replicaId, ttlMs, renewEveryMs }, testLogger(replicaId));
+    await ownership.start();
+    running.push(ownership);
+    return ownership;
+  };
+
+  it('gives an instance to one replica at a time, and keeps it there while it renews', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    expect(await a.acquire('I1')).toBe(true);
+    expect(await b.acquire('I1')).toBe(false);
+    await sleep(1_000); // longer than the TTL: only renewals keep it
+    expect(await b.acquire('I1')).toBe(false);
+    expect(a.owns('I1')).toBe(true);
+    expect(b.holderOf('I1')).toBe('a');
+    expect(b.isFree('I1')).toBe(false);
+  });
+
+  it('lets another replica take over once a crashed holder stops renewing, and tells a late holder it lost', async () => {
+    const crashed = await replica('crashed', 500, 60_000); // never renews: as good as dead after 500 ms
+    const lost: string[] = [];
+    crashed.onLost((id) => lost.push(id));
+    const survivor = await replica('survivor');
+    expect(await crashed.acquire('I2')).toBe(true);
+    expect(await survivor.acquire('I2')).toBe(false);
+    await sleep(600);
+    expect(survivor.isFree('I2')).toBe(true);
+    expect(await survivor.acquire('I2')).toBe(true);
+    expect((await store.read('I2'))?.owner).toBe('survivor');
+    // The crashed replica's watch sees the new holder: it must stop its connection.
+    await sleep(100);
+    expect(lost).toEqual(['I2']);
+    expect(crashed.owns('I2')).toBe(false);
+  });
+
+  it('hands a lease over at once on a clean shutdown', async () => {
+    const leaving = new Ownership(store, { replicaId: 'leaving', ttlMs: 60_000, renewEveryMs: 20_000 }, testLogger('leaving'));
+    await leaving.start();
+    const staying = await replica('staying');
+    const freed: string[] = [];
+    staying.onFreed((id) => freed.push(id));
+    expect(await leaving.acquire('I3')).toBe(true);
+    await sleep(100);
+    expect(staying.holderOf('I3')).toBe('leaving');
+    await leaving.stop();
+    await sleep(100);
+    expect(freed).toEqual(['I3']);
+    expect(await staying.acquire('I3')).toBe(true);
+  });
+});

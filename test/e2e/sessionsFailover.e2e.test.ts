@@ -1,0 +1,118 @@
+import { connectNats, type NatsHandle } from '@wagw/lib';
+import { KvSandboxLedger } from '../../services/sessions/src/connector/sandbox';
+import { LeaseStore } from '../../services/sessions/src/ownership/leaseStore';
+import { startStack, type TestStack } from '../harness/stack';
+import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsProcess';
+import { testLogger } from '../harness/logger';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await sleep(100);
+  }
+};
+
+/**
+ * Two sessions replicas in processes of their own (plus the stack's in-process one), production lease timings.
+ * The replica running a linked instance is SIGKILLed while sends keep coming: another one takes the instance over
+ * from the stored link (no QR code) within 15 s, and every accepted send reaches the platform exactly once.
+ */
+describe('sessions failover (SIGKILL of the owning replica)', () => {
+  let stack: TestStack;
+  let replicas: SessionsProcess[] = [];
+  let nats: NatsHandle;
+  let leases: LeaseStore;
+  let ledger: KvSandboxLedger;
+
+  beforeAll(async () => {
+    stack = await startStack({}, true, {}, {
+      sessionsTarget: async (natsUrl) => {
+        const env = { SEND_PACING_MS: '0', SANDBOX_SENT_DELAY_MS: '10', SANDBOX_DELIVERED_DELAY_MS: '30', SANDBOX_READ_DELAY_MS: '60' };
+        replicas = await Promise.all(['replica-a', 'replica-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
+        return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
+      },
+    });
+    nats = await connectNats({ url: stack.nats.url, name: 'failover-test', logger: testLogger('failover-test') });
+    leases = await LeaseStore.open(nats);
+    ledger = await KvSandboxLedger.open(nats);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.crash()));
+    await nats.close();
+    await stack.close();
+  });
+
+  /** A send retried (same idempotency key, so the same message) until accepted: what a careful client does. */
+  const send = async (id: string, n: number): Promise<string> => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const response = await stack.call('/v1/send', {
+        method: 'POST',
+        headers: { 'idempotency-key': `failover-${n}` },
+        body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: `message ${n}` }),
+      });
+      if (response.status === 200) return response.body.message_id as string;
+      expect(response.status).toBe(503);
+      await sleep(100);
+    }
+    throw new Error(`send ${n} was never accepted`);
+  };
+
+  it('hands a linked instance to another replica within 15 s and sends every accepted message exactly once', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
+    expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915112345678`)).status).toBe(200);
+    const linked = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected', 10_000);
+    expect(linked.body.state).toBe('connected');
+
+    const lease = await leases.read(id);
+    const owner = replicas.find((r) => r.replicaId === lease?.owner);
+    expect(owner).toBeDefined();
+
+    const accepted: string[] = [];
+    const acceptedAfterCrash: string[] = [];
+    let crashedAt = 0;
+    for (let n = 1; n <= 10; n++) accepted.push(await send(id, n));
+    const during = (async () => {
+      for (let n = 11; n <= 40; n++) {
+        const messageId = await send(id, n);
+        accepted.push(messageId);
+        if (crashedAt) acceptedAfterCrash.push(messageId);
+        await sleep(30);
+      }
+    })();
+    await sleep(200);
+    crashedAt = Date.now();
+    await owner!.crash();
+
+    const takenOver = await eventually(() => leases.read(id), (l) => Boolean(l && l.owner !== owner!.replicaId), 20_000);
+    const takeoverMs = Date.now() - crashedAt;
+    expect(takenOver?.owner).not.toBe(owner!.replicaId);
+    expect(takeoverMs).toBeLessThan(15_000);
+    await during;
+
+    expect(new Set(accepted).size).toBe(40);
+    expect(acceptedAfterCrash.length).toBeGreaterThan(10);
+    // What the dead replica held unconfirmed comes back after the dispatch ack wait (15 s by default).
+    const taken = await eventually(() => ledger.takenIds(id), (ids) => ids.length >= 40, 30_000);
+    expect(taken.sort()).toEqual([...accepted].sort());
+
+    const history = await eventually(
+      async () => (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as Array<{ type: string; data: { message_id?: string } }>,
+      (events) => acceptedAfterCrash.every((m) => events.some((e) => e.type === 'MessageSent' && e.data.message_id === m)),
+      10_000,
+    );
+    expect(history.filter((e) => e.type === 'MessageFailed')).toEqual([]);
+    const sentCounts = new Map<string, number>();
+    for (const e of history) if (e.type === 'MessageSent') sentCounts.set(e.data.message_id!, (sentCounts.get(e.data.message_id!) ?? 0) + 1);
+    expect([...sentCounts.values()].every((count) => count === 1)).toBe(true);
+    // Each message accepted after the kill was sent by the new owner, exactly once.
+    for (const m of acceptedAfterCrash) expect(sentCounts.get(m)).toBe(1);
+    const status = await stack.call(`/v1/status?instance_id=${id}`);
+    expect(status.body.state).toBe('connected');
+  }, 90_000);
+});
