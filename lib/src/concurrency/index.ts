@@ -1,1 +1,2 @@
 export * from './lanes';
+export * from './turnBatcher';

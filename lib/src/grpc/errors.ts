@@ -46,3 +46,16 @@ export const fromServiceError = (error: ServiceError): AppError => {
       return new AppError('internal', 'internal', 'Internal error', { cause: error });
   }
 };
+
+/** An error as plain fields, for answers that travel inside a message (a stream's per-item results). */
+export interface ErrorDetail {
+  kind: string;
+  code: string;
+  message: string;
+}
+
+export const toErrorDetail = (error: unknown): ErrorDetail =>
+  error instanceof AppError ? { kind: error.kind, code: error.code, message: error.message } : { kind: 'internal', code: 'internal', message: 'Internal error' };
+
+export const fromErrorDetail = (detail: ErrorDetail): AppError =>
+  KINDS.has(detail.kind) ? new AppError(detail.kind as ErrorKind, detail.code, detail.message) : new AppError('internal', 'internal', 'Internal error');

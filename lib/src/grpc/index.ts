@@ -26,7 +26,9 @@ export type { GetQrResponse__Output as QrMessage } from '../generated/wagw/sessi
 export type { InstanceRequest } from '../generated/wagw/sessions/v1/InstanceRequest';
 export type { ReconnectResponse__Output as ReconnectMessage } from '../generated/wagw/sessions/v1/ReconnectResponse';
 export type { SendRequest } from '../generated/wagw/sessions/v1/SendRequest';
-export type { SendResponse__Output as SendMessage } from '../generated/wagw/sessions/v1/SendResponse';
 export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxScanRequest';
 export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';
+export type { SendBatch, SendBatch__Output as SendBatchMessage } from '../generated/wagw/sessions/v1/SendBatch';
+export type { SendResults, SendResults__Output as SendResultsMessage } from '../generated/wagw/sessions/v1/SendResults';
+export type { SendResult } from '../generated/wagw/sessions/v1/SendResult';

@@ -9,9 +9,9 @@ import {
   type SandboxInboundRequest,
   type SandboxMessage,
   type SandboxScanRequest,
-  type SendMessage,
   type SendRequest,
 } from '@wagw/lib';
+import { SendStreamClient } from './sendStream';
 
 /** The gateway's typed view of the Sessions gRPC service. */
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
@@ -22,15 +22,19 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     'grpc.max_reconnect_backoff_ms': 2_000,
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });
+  const sends = new SendStreamClient(() => client.SendStream(), 10_000);
   return {
     getQr: (request: GetQrRequest) => callUnary<GetQrRequest, QrMessage>(client.GetQr.bind(client), request, timeoutMs),
     reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),
-    send: (request: SendRequest) => callUnary<SendRequest, SendMessage>(client.Send.bind(client), request, 10_000),
+    send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
     sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),
     sandboxInbound: (request: SandboxInboundRequest) =>
       callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
-    close: () => client.close(),
+    close: () => {
+      sends.close();
+      client.close();
+    },
   };
 };
 

@@ -49,11 +49,17 @@ export class MessagesService {
     if (command.text.length > MAX_TEXT) throw invalidArgument('message_too_long', `message must be at most ${MAX_TEXT} characters`);
     if (command.type === 'text' && command.text.trim() === '') throw invalidArgument('missing_message', 'message is required for type text');
     if (command.type === 'media') await this.assertMediaUrl(command.mediaUrl);
-    await this.registry.reach(command.instanceId, 2_000);
-    const facts = this.registry.get(command.instanceId);
+    // The read model is normally current; only an answer that would refuse the send is confirmed against the
+    // instance's stream first (one indexed lookup), so a just-linked instance is not refused. A reset or logout
+    // not yet seen here fails the message in dispatch, with its reason.
+    let facts = this.registry.get(command.instanceId);
+    if (!facts || facts.account !== command.account || facts.blockedReason || !facts.linkedNumber) {
+      await this.registry.reach(command.instanceId, 2_000);
+      facts = this.registry.get(command.instanceId);
+    }
     if (!facts || facts.account !== command.account) throw notFound('instance_not_found', 'Instance not found');
-    if (facts?.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
-    if (!facts?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    if (facts.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
+    if (!facts.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
     const accepted = messageEvent('MessageAccepted', new Date().toISOString(), {
       message_id: messageId,

@@ -110,7 +110,10 @@ export class Dispatcher {
     const { message_id: messageId, to } = accepted.data;
     try {
       const facts = this.registry.get(instanceId);
-      if (facts && sequence < facts.resetSequence) return await this.fail(instanceId, accepted, 'instance_reset');
+      // Accepted before a reset, or after it on a view that had not seen it yet (the instance is unlinked now).
+      if (facts && (sequence < facts.resetSequence || (facts.resetSequence > 0 && !facts.linkedNumber))) {
+        return await this.fail(instanceId, accepted, 'instance_reset');
+      }
       if (facts?.blockedReason) return await this.fail(instanceId, accepted, `instance_${facts.blockedReason}`);
       if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, accepted, 'expired');
       const connection = this.sessions.connected(instanceId);

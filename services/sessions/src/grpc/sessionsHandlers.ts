@@ -1,6 +1,7 @@
 import { assertInstanceId, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
+import { sendStreamHandler } from './sendStreamHandler';
 
 /** Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica. */
 export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrWaitMs: number, logger: Logger): SessionsHandlers => ({
@@ -13,18 +14,7 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
     await owner.reconnect(r.instanceId);
     return { success: true };
   }),
-  Send: unaryHandler(logger, 'Send', async (r) => ({
-    messageId: await messages.accept({
-      account: r.account,
-      instanceId: r.instanceId,
-      to: r.to,
-      type: r.type,
-      text: r.text,
-      mediaUrl: r.mediaUrl,
-      filename: r.filename,
-      idempotencyKey: r.idempotencyKey,
-    }),
-  })),
+  SendStream: sendStreamHandler(messages, logger),
   SandboxScan: unaryHandler(logger, 'SandboxScan', async (r) => {
     assertInstanceId(r.instanceId);
     await owner.sandboxScan(r.instanceId, r.number);
