@@ -32,3 +32,4 @@ export type { SandboxResponse__Output as SandboxMessage } from '../generated/wag
 export type { SendBatch, SendBatch__Output as SendBatchMessage } from '../generated/wagw/sessions/v1/SendBatch';
 export type { SendResults, SendResults__Output as SendResultsMessage } from '../generated/wagw/sessions/v1/SendResults';
 export type { SendResult } from '../generated/wagw/sessions/v1/SendResult';
+export * from './channel';

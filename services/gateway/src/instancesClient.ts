@@ -1,5 +1,6 @@
 import { credentials } from '@grpc/grpc-js';
 import {
+  balancedChannelOptions,
   callUnary,
   loadInstancesProto,
   type HistoryMessage,
@@ -17,10 +18,7 @@ import {
 /** The gateway's typed view of the Instances gRPC service; every call has a deadline. */
 export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
   const proto = loadInstancesProto();
-  const client = new proto.Instances(address, credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.max_reconnect_backoff_ms': 2_000,
-  });
+  const client = new proto.Instances(address, credentials.createInsecure(), balancedChannelOptions);
   return {
     create: (account: string, commandId: string) => callUnary<CreateInstanceRequest, InstanceMessage>(client.Create.bind(client), { account, commandId }, timeoutMs),
     get: (account: string, instanceId: string) => callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId }, timeoutMs),

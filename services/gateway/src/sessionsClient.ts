@@ -1,5 +1,6 @@
 import { credentials } from '@grpc/grpc-js';
 import {
+  balancedChannelOptions,
   callUnary,
   loadSessionsProto,
   type GetQrRequest,
@@ -16,12 +17,8 @@ import { SendStreamClient } from './sendStream';
 /** The gateway's typed view of the Sessions gRPC service. */
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const proto = loadSessionsProto();
-  // Round robin over every address the target names (`dns:///sessions:50053` with one record per replica, or
-  // `ipv4:10.0.0.1:50053,10.0.0.2:50053`): any replica accepts any call and routes it to the instance's owner.
-  const client = new proto.Sessions(address, credentials.createInsecure(), {
-    'grpc.max_reconnect_backoff_ms': 2_000,
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
-  });
+  // Any replica accepts any call and routes it to the replica that holds the instance.
+  const client = new proto.Sessions(address, credentials.createInsecure(), balancedChannelOptions);
   const sends = new SendStreamClient(() => client.SendStream(), 10_000);
   return {
     getQr: (request: GetQrRequest) => callUnary<GetQrRequest, QrMessage>(client.GetQr.bind(client), request, timeoutMs),

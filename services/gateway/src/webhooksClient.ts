@@ -1,5 +1,6 @@
 import { credentials } from '@grpc/grpc-js';
 import {
+  balancedChannelOptions,
   callUnary,
   loadWebhooksProto,
   type DeliveryListMessage,
@@ -11,7 +12,7 @@ import {
 /** The gateway's typed view of the Webhooks gRPC service. */
 export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
   const proto = loadWebhooksProto();
-  const client = new proto.Webhooks(address, credentials.createInsecure(), { 'grpc.max_reconnect_backoff_ms': 2_000 });
+  const client = new proto.Webhooks(address, credentials.createInsecure(), balancedChannelOptions);
   return {
     list: (request: ListDeliveriesRequest) =>
       callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
