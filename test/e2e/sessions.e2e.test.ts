@@ -30,6 +30,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
     media = createServer((req, res) => {
       if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(2048, 7));
       if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.alloc(4096, 1));
+      if (req.url === '/slow.png') return void setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(16)), 3_000).unref();
       if (req.url === '/huge.bin') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(2 * 1024 * 1024));
       return res.writeHead(404).end();
     });
@@ -106,14 +107,14 @@ describe('sessions over HTTP with the sandbox connector', () => {
     ]);
   });
 
-  it('fails media that is too large or unreachable with a reason (MessageFailed), never a 500', async () => {
+  it('fails media that is too large, unreachable or too slow with a reason (MessageFailed), never a 500', async () => {
     const id = await linkedInstance('/badmedia');
-    const huge = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent(`${mediaUrl}/huge.bin`)}`);
-    const missing = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent('http://127.0.0.1:1/x.png')}`);
-    expect([huge.status, missing.status]).toEqual([200, 200]);
-    const events = await eventually(() => history(id), (h) => h.filter((e) => e.type === 'MessageFailed').length === 2);
+    const sendMedia = (url: string) => stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent(url)}`);
+    const answers = [await sendMedia(`${mediaUrl}/huge.bin`), await sendMedia('http://127.0.0.1:1/x.png'), await sendMedia(`${mediaUrl}/slow.png`)];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const events = await eventually(() => history(id), (h) => h.filter((e) => e.type === 'MessageFailed').length === 3);
     const reasons = events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason as string);
-    expect(reasons.sort()).toEqual([expect.stringMatching(/^media_too_large/), expect.stringMatching(/^media_unreachable/)]);
+    expect(reasons.sort()).toEqual([expect.stringMatching(/^media_timeout/), expect.stringMatching(/^media_too_large/), expect.stringMatching(/^media_unreachable/)]);
   });
 
   it('turns an inbound message into MessageReceived with sender and push name, and a message.received webhook', async () => {
