@@ -68,7 +68,7 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wagw-bench-http-'));
   const port = await freePort();
   const gateway = spawn(process.execPath, [join(ROOT, 'lib/dist/launcher/main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'error', NATS_URL: '', AUTH_JWT_SECRET: '' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'error', NATS_URL: '', AUTH_JWT_SECRET: '', WA_CONNECTOR: 'sandbox' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const bare = spawn(process.execPath, ['-r', join(ROOT, 'bench/register.js'), join(ROOT, 'bench/bareServer.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });

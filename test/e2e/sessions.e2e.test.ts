@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
+import type { SandboxPlatform } from '../../services/sessions/src/connector/sandbox';
 import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
 
@@ -45,6 +46,11 @@ describe('sessions over HTTP with the sandbox connector', () => {
     await new Promise((r) => media.close(r));
   });
 
+  const sandbox = (): SandboxPlatform => {
+    if (!stack.sessions.sandbox) throw new Error('the test stack runs the sandbox connector');
+    return stack.sessions.sandbox;
+  };
+
   const history = async (id: string): Promise<Array<{ type: string; stream: string; data: Record<string, unknown> }>> =>
     (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as Array<{ type: string; stream: string; data: Record<string, unknown> }>;
 
@@ -64,7 +70,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
     expect(qr.status).toBe(200);
     expect(qr.body.qrcode).toMatch(/^data:image\/png;base64,/);
-    expect(decodeQr(qr.body.qrcode as string)).toBe(stack.sessions.sandbox.currentQr(id));
+    expect(decodeQr(qr.body.qrcode as string)).toBe(sandbox().currentQr(id));
     expect((await stack.call(`/v1/status?instance_id=${id}`)).body.state).toBe('qr');
     await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915100000001`);
     const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
@@ -73,7 +79,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
     expect([again.status, again.body.code]).toEqual([409, 'already_connected']);
     const events = (await history(id)).map((e) => e.type);
     expect(events).toEqual(expect.arrayContaining(['InstanceConnecting', 'InstanceQrIssued', 'InstanceLinked', 'InstanceConnected']));
-    expect(JSON.stringify(await history(id))).not.toContain(stack.sessions.sandbox.currentQr(id) ?? 'no-qr-left');
+    expect(JSON.stringify(await history(id))).not.toContain(sandbox().currentQr(id) ?? 'no-qr-left');
   });
 
   it('sends text (POST and GET): accepted at once, then sent, delivered and read in the history and on the webhook', async () => {
@@ -86,7 +92,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const messageId = post.body.message_id as string;
     const events = await eventually(() => history(id), (h) => h.filter((e) => e.stream.endsWith(messageId)).length >= 4);
     expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
-    expect(stack.sessions.sandbox.sent(id).map((m) => m.text)).toEqual(['hello', 'second one']);
+    expect(sandbox().sent(id).map((m) => m.text)).toEqual(['hello', 'second one']);
     const hooks = await receiver.waitFor('/text', 7);
     expect(hooks[0]!.body.type).toBe('instance.connected');
     expect(hooks.filter((h) => h.body.data.message_id === messageId).map((h) => h.body.type)).toEqual(['message.sent', 'message.delivered', 'message.read']);
@@ -100,8 +106,8 @@ describe('sessions over HTTP with the sandbox connector', () => {
       body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'media', media_url: `${mediaUrl}/report.pdf`, filename: 'Q3 report.pdf' }),
     });
     expect([image.status, doc.status]).toEqual([200, 200]);
-    await eventually(async () => stack.sessions.sandbox.sent(id), (s) => s.length === 2);
-    expect(stack.sessions.sandbox.sent(id).map((m) => m.media)).toEqual([
+    await eventually(async () => sandbox().sent(id), (s) => s.length === 2);
+    expect(sandbox().sent(id).map((m) => m.media)).toEqual([
       expect.objectContaining({ mimetype: 'image/png', size: 2048, caption: 'look' }),
       expect.objectContaining({ mimetype: 'application/pdf', size: 4096, filename: 'Q3 report.pdf' }),
     ]);
@@ -135,9 +141,9 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const a = await stack.call('/v1/send', { method: 'POST', body, headers });
     const b = await stack.call('/v1/send', { method: 'POST', body, headers });
     expect(b.body.message_id).toBe(a.body.message_id);
-    await eventually(async () => stack.sessions.sandbox.sent(id), (s) => s.length === 1);
+    await eventually(async () => sandbox().sent(id), (s) => s.length === 1);
     await new Promise((r) => setTimeout(r, 200));
-    expect(stack.sessions.sandbox.sent(id)).toHaveLength(1);
+    expect(sandbox().sent(id)).toHaveLength(1);
   });
 
   it('reset logs the device out, drops the link and goes back to created', async () => {
@@ -153,20 +159,20 @@ describe('sessions over HTTP with the sandbox connector', () => {
 
   it('queues sends while disconnected and sends them once the instance reconnects by itself', async () => {
     const id = await linkedInstance('/drop');
-    stack.sessions.sandbox.disconnect(id, 'connection_lost');
+    sandbox().disconnect(id, 'connection_lost');
     const down = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'disconnected');
     expect(down.body).toMatchObject({ state: 'disconnected', last_disconnect_reason: 'connection_lost', linked_number: '4915112345678' });
     const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=queued`);
     expect(send.status).toBe(200);
-    expect(stack.sessions.sandbox.sent(id)).toHaveLength(0);
+    expect(sandbox().sent(id)).toHaveLength(0);
     await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected', 10_000);
-    const sent = await eventually(async () => stack.sessions.sandbox.sent(id), (s) => s.length === 1, 10_000);
+    const sent = await eventually(async () => sandbox().sent(id), (s) => s.length === 1, 10_000);
     expect(sent.map((m) => m.text)).toEqual(['queued']);
   });
 
   it('answers 409 with the reason once the phone logged the device out', async () => {
     const id = await linkedInstance('/loggedout');
-    await stack.sessions.sandbox.logoutFromPhone(id);
+    await sandbox().logoutFromPhone(id);
     await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'logged_out');
     const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
     expect([send.status, send.body.code]).toEqual([409, 'instance_logged_out_on_phone']);

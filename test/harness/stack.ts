@@ -49,6 +49,7 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   opsHost: '127.0.0.1',
   opsPort: 0,
   connector: 'sandbox',
+  baileys: {},
   qrWaitMs: 5_000,
   pacingMs: 0,
   sendTtlMs: 24 * 3_600_000,

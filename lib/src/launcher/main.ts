@@ -94,6 +94,9 @@ const main = async (): Promise<void> => {
       '',
       `  Gateway ready:  ${base}/v1`,
       `  API docs:       ${base}/v1/docs`,
+      env.WA_CONNECTOR === 'sandbox'
+        ? '  Connector:      sandbox (a simulated platform: link with /v1/sandbox/scan, no phone needed)'
+        : '  Connector:      baileys (WhatsApp; scan get_qrcode with the phone). Without a phone: WA_CONNECTOR=sandbox npm start',
       `  Token (account "default", valid 30 days):`,
       `  ${token}`,
       '',

@@ -20,7 +20,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     instancesAddress: envString(env, 'INSTANCES_ADDRESS', '127.0.0.1:50051'),
     webhooksAddress: envString(env, 'WEBHOOKS_ADDRESS', '127.0.0.1:50052'),
     sessionsAddress: envString(env, 'SESSIONS_ADDRESS', '127.0.0.1:50053'),
-    sandbox: envString(env, 'WA_CONNECTOR', 'sandbox') === 'sandbox',
+    sandbox: envString(env, 'WA_CONNECTOR', 'baileys') === 'sandbox',
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
   };

@@ -1,13 +1,17 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envOptional, envString } from '@wagw/lib';
+import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys';
 
 export interface SessionsConfig {
   natsUrl: string;
   grpcAddress: string;
   opsHost: string;
   opsPort: number;
-  connector: 'sandbox';
+  /** `baileys`: WhatsApp Web (the default); `sandbox`: the simulated platform. */
+  connector: 'baileys' | 'sandbox';
+  /** Baileys connector settings (WA_WEBSOCKET_URL, WA_VERSION, media upload hosts and TLS). */
+  baileys: BaileysOptions;
   qrWaitMs: number;
   pacingMs: number;
   sendTtlMs: number;
@@ -29,16 +33,15 @@ export interface SessionsConfig {
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
   const natsUrl = envOptional(env, 'NATS_URL');
   if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
-  const connector = envString(env, 'WA_CONNECTOR', 'sandbox');
-  if (connector !== 'sandbox') {
-    throw new Error(`WA_CONNECTOR=${connector} is not available in this version: only the sandbox connector is built (the Baileys connector is next)`);
-  }
+  const connector = envString(env, 'WA_CONNECTOR', 'baileys');
+  if (connector !== 'sandbox' && connector !== 'baileys') throw new Error(`WA_CONNECTOR must be baileys or sandbox, got '${connector}'`);
   return {
     natsUrl,
     grpcAddress: envString(env, 'SESSIONS_GRPC_ADDRESS', '127.0.0.1:50053'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envInt(env, 'OPS_PORT', 9103),
     connector,
+    baileys: connector === 'baileys' ? baileysOptionsFromEnv(env) : {},
     qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000),
     pacingMs: envInt(env, 'SEND_PACING_MS', 1_000),
     sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),

@@ -11,6 +11,8 @@ import {
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import type { SessionsConfig } from './config';
+import { BaileysConnector } from './connector/baileys';
+import type { Connector } from './connector/port';
 import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
 import { Dispatcher } from './dispatch/dispatcher';
 import { sessionsHandlers } from './grpc/sessionsHandlers';
@@ -25,24 +27,30 @@ import { SessionManager } from './session/sessionManager';
 export interface RunningSessionsService {
   grpcPort: number;
   opsPort: number;
-  /** The simulated platform (sandbox connector), for tests and the sandbox routes. */
-  sandbox: SandboxPlatform;
+  /** The simulated platform when the connector is `sandbox` (for tests and the sandbox routes), else null. */
+  sandbox: SandboxPlatform | null;
   close(): Promise<void>;
 }
 
 /** Starts the sessions service: connector, sessions, dispatcher, gRPC and ops endpoints. */
 export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
   enableDefaultMetrics('sessions');
-  logger.warn('WA_CONNECTOR=sandbox: instances link to a simulated platform, not to WhatsApp');
   const nats = await connectNats({ url: config.natsUrl, name: 'sessions', logger });
-  const sandbox = new SandboxPlatform({ ...config.sandbox, ledger: await KvSandboxLedger.open(nats) });
+  let sandbox: SandboxPlatform | null = null;
+  let connector: Connector;
+  if (config.connector === 'sandbox') {
+    logger.warn('WA_CONNECTOR=sandbox: instances link to a simulated platform, not to WhatsApp');
+    connector = sandbox = new SandboxPlatform({ ...config.sandbox, ledger: await KvSandboxLedger.open(nats) });
+  } else {
+    connector = await BaileysConnector.open(nats, logger, config.baileys);
+  }
   const events = await JetStreamEventStore.open(nats);
   const registry = new InstanceRegistry(events, logger);
   registry.start();
   await registry.catchUp(10_000);
   const ownership = new Ownership(await LeaseStore.open(nats), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
   await ownership.start();
-  const sessions = new SessionManager(sandbox, events, registry, ownership, logger);
+  const sessions = new SessionManager(connector, events, registry, ownership, logger);
   const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
   const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
     pacingMs: config.pacingMs,

@@ -1,0 +1,255 @@
+import type { BaileysEventMap, BinaryNode, WAMessage, WAMessageKey, WAMessageUpdate } from '@whiskeysockets/baileys';
+import type { Logger } from '@wagw/lib';
+import type { Connection, ConnectionEvent, OutboundMessage, ReceiptStatus } from '../port';
+import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
+import { TtlCache, type InstanceCaches } from './instanceCaches';
+import type { InstanceAuthState } from './kvAuthState';
+import type { SentMessageStore } from './sentStore';
+import { MESSAGE_ACK, type WaSocket } from './socket';
+import { inboundOf, jidOf, numberOf, outboundContent, platformErrorReason, receiptOf, waMessageIdFor } from './waMessages';
+
+export interface ConnectionParts {
+  instanceId: string;
+  emit: (event: ConnectionEvent) => void;
+  auth: InstanceAuthState;
+  caches: InstanceCaches;
+  sent: SentMessageStore;
+  /** A new socket of the instance (same creds, keys and caches each time). */
+  makeSocket: () => WaSocket;
+  /** Wipes what is stored for the instance (its link is gone). */
+  purge: () => Promise<void>;
+  /** Called once, when the connection ends for good. */
+  onEnded: () => void;
+  logger: Logger;
+}
+
+const ignore = (): void => undefined;
+
+/** Restarts (515) in a row without the socket opening, before the connection gives up as `disconnected`. */
+const MAX_RESTARTS = 5;
+
+/** How a socket closed, from Baileys' `lastDisconnect.error` (a Boom carrying `output.statusCode`). */
+const closeOf = (error: Error | undefined): SocketClose | null => {
+  if (!error) return null;
+  const output = (error as { output?: { statusCode?: unknown } }).output;
+  const statusCode = typeof output?.statusCode === 'number' ? output.statusCode : undefined;
+  return { statusCode, message: error.message };
+};
+
+/**
+ * One connection of an instance to WhatsApp, over one Baileys socket at a time: a socket WhatsApp asks to restart
+ * (515, right after pairing) is replaced by a new one without a word to the session; any other close ends the
+ * connection with the event the disconnect policy names. Reports QR codes, `connected`, receipts of our messages
+ * (mapped back from WhatsApp ids to ours) and inbound 1:1 messages. Nothing is reported after the end.
+ */
+export class BaileysConnection implements Connection {
+  private sock: WaSocket | null = null;
+  private detach: (() => void) | null = null;
+  private ended = false;
+  private online = false;
+  private restarts = 0;
+  /** Receipts go out in the order they came, whatever their id lookups take. */
+  private receipts: Promise<void> = Promise.resolve();
+  /** Receipts already reported: a failed ack also comes as an ERROR update, and PLAYED follows READ. */
+  private readonly reported = new TtlCache(3_600_000, 5_000);
+
+  constructor(private readonly parts: ConnectionParts) {}
+
+  start(): void {
+    const sock = this.parts.makeSocket();
+    this.sock = sock;
+    const onAck = (node: BinaryNode): void => this.onAck(sock, node);
+    sock.ev.on('connection.update', (update) => this.onConnectionUpdate(sock, update));
+    sock.ev.on('creds.update', () => {
+      // A failed write is logged by the store; the next update writes the whole creds again.
+      this.parts.auth.saveCreds().catch(() => undefined);
+    });
+    sock.ev.on('messages.upsert', (upsert) => this.onUpsert(sock, upsert));
+    sock.ev.on('messages.update', (updates) => this.onUpdates(sock, updates));
+    sock.ws.on(MESSAGE_ACK, onAck);
+    this.detach = () => {
+      sock.ev.removeAllListeners('connection.update');
+      sock.ev.removeAllListeners('creds.update');
+      sock.ev.removeAllListeners('messages.upsert');
+      sock.ev.removeAllListeners('messages.update');
+      sock.ws.off(MESSAGE_ACK, onAck);
+    };
+  }
+
+  async send(message: OutboundMessage): Promise<void> {
+    const sock = this.sock;
+    const { instanceId, caches, sent } = this.parts;
+    if (this.ended || !sock || !this.online) throw new Error(`Instance ${instanceId} is not connected to WhatsApp: the message was not sent`);
+    const jid = jidOf(message.to);
+    const content = outboundContent(message);
+    const waId = waMessageIdFor(message.messageId);
+    caches.sentIds.set(waId, message.messageId);
+    const result = await sock.sendMessage(jid, content, { messageId: waId });
+    await sent.put(instanceId, waId, { messageId: message.messageId, message: result?.message ?? null }).catch((error: unknown) => {
+      this.parts.logger.warn({ err: error, messageId: message.messageId }, 'storing a sent message failed: a re-send WhatsApp asks for will fail');
+    });
+  }
+
+  async logout(): Promise<void> {
+    const sock = this.sock;
+    // Silent from here: the close that the logout causes (401) is ours, not news.
+    this.end();
+    try {
+      // Tells WhatsApp to remove the device; whatever it answers, the local credentials go.
+      await sock?.logout();
+    } finally {
+      this.retire();
+      await this.parts.auth.flush();
+      await this.parts.purge();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.end();
+    this.retire();
+    await this.parts.auth.flush();
+  }
+
+  /** Another connection of the instance took over: this one ends as WhatsApp would end it (440). */
+  async replaced(): Promise<void> {
+    await this.finish({ type: 'disconnected', reason: 'replaced' }, false);
+  }
+
+  private onConnectionUpdate(sock: WaSocket, update: BaileysEventMap['connection.update']): void {
+    if (!this.current(sock)) return;
+    if (update.qr) this.emit({ type: 'qr', qr: update.qr });
+    if (update.connection === 'open') {
+      this.online = true;
+      this.restarts = 0;
+      this.emit({ type: 'connected', number: numberOf(sock.user?.id ?? this.parts.auth.state.creds.me?.id ?? '') });
+    } else if (update.connection === 'close') {
+      this.onClose(closeOf(update.lastDisconnect?.error)).catch((error: unknown) => {
+        this.parts.logger.error({ err: error }, 'handling the end of a WhatsApp socket failed');
+      });
+    }
+  }
+
+  private async onClose(close: SocketClose | null): Promise<void> {
+    const decision = decideOnClose(close);
+    if (decision.action === 'none') return;
+    this.retire();
+    const { logger, auth } = this.parts;
+    if (decision.action === 'restart' && this.restarts < MAX_RESTARTS) {
+      this.restarts += 1;
+      logger.info('WhatsApp asked for a restart (515): opening a new socket');
+      // The creds the pairing just wrote must be stored before the new socket logs in with them.
+      await auth.flush();
+      if (!this.ended) this.start();
+      return;
+    }
+    const event: EndEvent = decision.action === 'end' ? decision.event : { type: 'disconnected', reason: 'restart_loop' };
+    logger.warn({ statusCode: close?.statusCode, reason: event.reason }, 'WhatsApp connection ended');
+    await this.finish(event, decision.action === 'end' && decision.purge);
+  }
+
+  /** Ends the connection and reports `last`, after wiping the stored state when the link is gone. */
+  private async finish(last: EndEvent, purge: boolean): Promise<void> {
+    if (this.ended) return;
+    this.end();
+    this.retire();
+    await this.parts.auth.flush();
+    if (purge) {
+      await this.parts.purge().catch((error: unknown) => {
+        this.parts.logger.error({ err: error }, 'wiping the credentials of a logged out instance failed');
+      });
+    }
+    this.deliver(last);
+  }
+
+  /**
+   * New messages, whatever the batch type: messages that arrived while offline come as 'append', and Baileys'
+   * event buffer flushes new and offline ones as one batch typed after its first message. Our own sends, history
+   * and stubs are filtered out per message; the session drops repeats by platform id.
+   */
+  private onUpsert(sock: WaSocket, { messages }: BaileysEventMap['messages.upsert']): void {
+    if (!this.current(sock)) return;
+    for (const message of messages) {
+      // The event buffer folds a status update into a pending upsert of the same message instead of emitting it.
+      if (message.key.fromMe) this.onStatus(message.key, message);
+      const inbound = inboundOf(message);
+      if (inbound) this.emit({ type: 'inbound', message: inbound });
+    }
+  }
+
+  private onUpdates(sock: WaSocket, updates: WAMessageUpdate[]): void {
+    if (!this.current(sock)) return;
+    for (const { key, update } of updates) this.onStatus(key, update);
+  }
+
+  private onStatus(key: WAMessageKey, { status, messageStubParameters }: Pick<WAMessage, 'status' | 'messageStubParameters'>): void {
+    const receipt = receiptOf(status);
+    if (!key.fromMe || !key.id || !receipt) return;
+    this.report(key.id, receipt, receipt === 'failed' ? platformErrorReason(messageStubParameters?.[0]) : undefined);
+  }
+
+  /** The server took (or refused) one of our messages. */
+  private onAck(sock: WaSocket, { attrs }: BinaryNode): void {
+    if (!this.current(sock) || !attrs.id) return;
+    if (attrs.error) this.report(attrs.id, 'failed', platformErrorReason(attrs.error));
+    else this.report(attrs.id, 'sent');
+  }
+
+  private report(waId: string, status: ReceiptStatus, reason?: string): void {
+    const seen = `${waId}:${status}`;
+    if (this.reported.get(seen)) return;
+    this.reported.set(seen, true);
+    this.receipts = this.receipts
+      .then(async () => {
+        const messageId = await this.messageIdOf(waId);
+        if (messageId) this.emit({ type: 'receipt', messageId, status, ...(reason ? { reason } : {}) });
+      })
+      .catch((error: unknown) => this.parts.logger.warn({ err: error, waId }, 'a receipt could not be mapped to its message'));
+  }
+
+  /** Our id of a message we sent, or null for one we did not (sent from the phone, or expired). */
+  private async messageIdOf(waId: string): Promise<string | null> {
+    const { caches, sent, instanceId } = this.parts;
+    const cached = caches.sentIds.get<string>(waId);
+    if (cached) return cached;
+    const record = await sent.get(instanceId, waId);
+    if (record) caches.sentIds.set(waId, record.messageId);
+    return record?.messageId ?? null;
+  }
+
+  private current(sock: WaSocket): boolean {
+    return !this.ended && this.sock === sock;
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.online = false;
+    this.parts.onEnded();
+  }
+
+  /** Drops the socket: our listeners first, so its own close (`end(undefined)`) reports nothing. */
+  private retire(): void {
+    const sock = this.sock;
+    this.detach?.();
+    this.detach = null;
+    this.sock = null;
+    this.online = false;
+    if (!sock) return;
+    sock.end(undefined);
+    // A WebSocket closed during its handshake reports an error on the next tick, after `end` removed Baileys'
+    // error listeners: unheard, it would be an uncaught exception that stops the process.
+    sock.ws.on('error', ignore);
+  }
+
+  private emit(event: ConnectionEvent): void {
+    if (!this.ended) this.deliver(event);
+  }
+
+  private deliver(event: ConnectionEvent): void {
+    try {
+      this.parts.emit(event);
+    } catch (error) {
+      this.parts.logger.error({ err: error, event: event.type }, 'a connection event handler threw');
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage } from '@whiskeysockets/baileys';
+import type { InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
+
+const USER_SERVER = '@s.whatsapp.net';
+
+/**
+ * The WhatsApp id of one of our messages: derived from our id, so a send repeated after a crash carries the same
+ * id and the platform takes it once. Shaped like the ids WhatsApp Web makes ('3EB0' + 18 upper-case hex).
+ */
+export const waMessageIdFor = (messageId: string): string =>
+  `3EB0${createHash('sha256').update(messageId).digest('hex').slice(0, 18).toUpperCase()}`;
+
+/** The jid of a number (international digits). */
+export const jidOf = (number: string): string => {
+  if (!/^\d+$/.test(number)) throw new Error(`The recipient must be international digits without '+', got '${number}'`);
+  return `${number}${USER_SERVER}`;
+};
+
+/** The number of a user jid or device id: '15551234567:12@s.whatsapp.net' -> '15551234567'. */
+export const numberOf = (jid: string): string => jid.split(/[:@]/, 1)[0] ?? '';
+
+type MediaKind = 'image' | 'video' | 'audio' | 'document';
+
+export const mediaKindOf = (mimetype: string): MediaKind => {
+  const type = mimetype.trim().toLowerCase();
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('video/')) return 'video';
+  if (type.startsWith('audio/')) return 'audio';
+  return 'document';
+};
+
+/** What Baileys sends for our message: text without a link preview (no lookup of the link), or media by kind. */
+export const outboundContent = (message: OutboundMessage): AnyMessageContent => {
+  const { media } = message;
+  if (!media) {
+    if (message.text === undefined) throw new Error('A message needs text or media');
+    return { text: message.text, linkPreview: null };
+  }
+  const caption = media.caption ?? message.text;
+  const { data, mimetype } = media;
+  switch (mediaKindOf(mimetype)) {
+    case 'image':
+      return { image: data, mimetype, caption };
+    case 'video':
+      return { video: data, mimetype, caption };
+    // Audio messages have no caption on WhatsApp.
+    case 'audio':
+      return { audio: data, mimetype };
+    case 'document':
+      return { document: data, mimetype, fileName: media.filename ?? 'file', caption };
+  }
+};
+
+const RECEIPTS: Partial<Record<proto.WebMessageInfo.Status, ReceiptStatus>> = {
+  [proto.WebMessageInfo.Status.ERROR]: 'failed',
+  [proto.WebMessageInfo.Status.DELIVERY_ACK]: 'delivered',
+  [proto.WebMessageInfo.Status.READ]: 'read',
+  [proto.WebMessageInfo.Status.PLAYED]: 'read',
+};
+
+/** The receipt a message status reports; null for the ones we do not report (pending, server ack from own devices). */
+export const receiptOf = (status: number | null | undefined): ReceiptStatus | null =>
+  status === null || status === undefined ? null : (RECEIPTS[status as proto.WebMessageInfo.Status] ?? null);
+
+/** The reason a platform error code gives a failed message. */
+export const platformErrorReason = (code: string | null | undefined): string => (code ? `platform_error_${code}` : 'platform_error');
+
+const nonEmpty = (text: string | null | undefined): string | null => (text ? text : null);
+
+interface MediaOf {
+  mimetype: string;
+  filename: string | null;
+  size: number;
+  caption: string | null;
+}
+
+const mediaOf = (content: proto.IMessage): MediaOf | null => {
+  const { imageMessage: image, videoMessage: video, audioMessage: audio, documentMessage: document } = content;
+  const found = image ?? video ?? audio ?? document;
+  if (!found) return null;
+  const fallback = image ? 'image/jpeg' : video ? 'video/mp4' : audio ? 'audio/ogg' : 'application/octet-stream';
+  return {
+    mimetype: nonEmpty(found.mimetype) ?? fallback,
+    filename: nonEmpty(document?.fileName),
+    size: toNumber(found.fileLength ?? 0),
+    caption: nonEmpty(image?.caption ?? video?.caption ?? document?.caption),
+  };
+};
+
+/**
+ * The inbound message a Baileys message is, or null when it is not one we report: our own, not from a 1:1 chat
+ * with a phone number (groups, broadcasts, status), or without text or media (reactions, protocol messages).
+ */
+export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()): InboundMessage | null => {
+  const { key } = message;
+  const jid = key.remoteJid;
+  if (key.fromMe || !key.id || !jid?.endsWith(USER_SERVER)) return null;
+  const content = normalizeMessageContent(message.message);
+  if (!content) return null;
+  const media = mediaOf(content);
+  const text = nonEmpty(content.conversation) ?? nonEmpty(content.extendedTextMessage?.text) ?? media?.caption ?? null;
+  if (text === null && !media) return null;
+  const seconds = toNumber(message.messageTimestamp ?? 0);
+  return {
+    platformMessageId: key.id,
+    from: numberOf(jid),
+    pushName: nonEmpty(message.pushName),
+    text,
+    media: media ? { mimetype: media.mimetype, filename: media.filename, size: media.size } : null,
+    timestamp: (seconds > 0 ? new Date(seconds * 1000) : now()).toISOString(),
+  };
+};
