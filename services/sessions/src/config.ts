@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envOptional, envString } from '@wagw/lib';
-import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys';
+import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 
 export interface SessionsConfig {
   natsUrl: string;
