@@ -207,7 +207,7 @@ describe('the baileys connector', () => {
     await settle();
     expect(events).toEqual([
       { type: 'connected', number: '15551234567' },
-      { type: 'logged_out', reason: 'logged_out' },
+      { type: 'logged_out', reason: 'logged_out_on_phone' },
     ]);
     expect([...authBucket.entries.keys()]).toEqual([]);
     expect(await sent.get('INST1', 'WAID')).toBeNull();

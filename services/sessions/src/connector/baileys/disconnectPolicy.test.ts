@@ -13,7 +13,7 @@ describe('disconnect policy', () => {
   });
 
   it('reports a device removed from the phone (401) as logged out, and wipes the credentials', () => {
-    expect(close(401, 'Connection Failure')).toEqual(ends('logged_out', 'logged_out', true));
+    expect(close(401, 'Connection Failure')).toEqual(ends('logged_out', 'logged_out_on_phone', true));
   });
 
   it.each([

@@ -35,7 +35,7 @@ export const decideOnClose = (close: SocketClose | null): CloseDecision => {
     case 515:
       return { action: 'restart' };
     case 401:
-      return end('logged_out', 'logged_out', true);
+      return end('logged_out', 'logged_out_on_phone', true);
     case 403:
       return end('failed', 'forbidden');
     case 405:

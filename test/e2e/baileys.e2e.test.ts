@@ -1,0 +1,216 @@
+import { createServer, type Server } from 'node:http';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import { connectNats, type NatsHandle } from '@wagw/lib';
+import { AUTH_BUCKET } from '../../services/sessions/src/connector/baileys/kvAuthState';
+import { NatsTextBucket } from '../../services/sessions/src/connector/baileys/textBucket';
+import { startWaEmulator } from '../emulator/emulator';
+import type { WaEmulator } from '../emulator/types';
+import { startStack, type TestStack } from '../harness/stack';
+import { testLogger } from '../harness/logger';
+
+/** Decodes a data:image/png;base64 QR code back to its text. */
+const decodeQr = (dataUri: string): string => {
+  const png = PNG.sync.read(Buffer.from(dataUri.replace(/^data:image\/png;base64,/, ''), 'base64'));
+  const text = jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+  if (!text) throw new Error('the QR code PNG does not decode');
+  return text;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await sleep(50);
+  }
+};
+
+type HistoryEvent = { type: string; stream: string; data: Record<string, unknown> };
+
+const IMAGE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+const PDF = Buffer.from('%PDF-1.4 quarterly numbers\n%%EOF\n');
+
+/**
+ * The real Baileys connector, through the gateway's HTTP API, against the WhatsApp Web emulator on loopback:
+ * QR codes, pairing, login, Signal-encrypted sends with receipts, media uploads, inbound messages and the
+ * disconnect codes WhatsApp ends connections with.
+ */
+describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emulator', () => {
+  let emulator: WaEmulator;
+  let stack: TestStack;
+  let nats: NatsHandle;
+  let media: Server;
+  let mediaUrl: string;
+
+  beforeAll(async () => {
+    emulator = await startWaEmulator({ qrRefCount: 3 });
+    media = createServer((req, res) => {
+      if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(IMAGE);
+      if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(PDF);
+      return res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
+    mediaUrl = `http://127.0.0.1:${(media.address() as { port: number }).port}`;
+    stack = await startStack({}, true, {
+      connector: 'baileys',
+      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 1_500 },
+    });
+    nats = await connectNats({ url: stack.nats.url, name: 'baileys-e2e', logger: testLogger('baileys-e2e') });
+  }, 60_000);
+
+  afterAll(async () => {
+    await nats.close();
+    await stack.close();
+    await emulator.stop();
+    media.closeAllConnections();
+    await new Promise((r) => media.close(r));
+  });
+
+  const history = async (id: string): Promise<HistoryEvent[]> =>
+    (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as HistoryEvent[];
+
+  const status = (id: string) => stack.call(`/v1/status?instance_id=${id}`);
+
+  const stateIs = (id: string, state: string, timeoutMs = 10_000) =>
+    eventually(() => status(id), (s) => s.body.state === state, timeoutMs);
+
+  /** The QR the gateway shows, scanned by the emulated phone of `number`: a connected instance. */
+  const linkedInstance = async (number: string): Promise<string> => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect(qr.status).toBe(200);
+    await emulator.scan(decodeQr(qr.body.qrcode as string), number);
+    expect((await stateIs(id, 'connected')).body.state).toBe('connected');
+    return id;
+  };
+
+  const logins = (number: string) => emulator.connections().filter((c) => c.number === number && c.stage === 'logged-in');
+
+  it('answers get_qrcode with a PNG of the QR string the emulator\'s refs produced', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect(qr.status).toBe(200);
+    expect(qr.body.qrcode).toMatch(/^data:image\/png;base64,/);
+    const text = decodeQr(qr.body.qrcode as string);
+    const [ref, noiseKey, identityKey, advSecret] = text.split(',');
+    const pairing = emulator.connections().find((c) => c.stage === 'pairing' && c.qrRefs.includes(ref ?? ''));
+    expect(pairing).toBeDefined();
+    expect([noiseKey, identityKey, advSecret].map((part) => Buffer.from(part ?? '', 'base64').length)).toEqual([32, 32, 32]);
+    expect(JSON.stringify(await history(id))).not.toContain(ref);
+  });
+
+  it('links on a scan: pair-success, the 515 restart and a login; status shows the linked number', async () => {
+    const id = await linkedInstance('4915112345678');
+    const s = await status(id);
+    expect(s.body).toMatchObject({ state: 'connected', linked_number: '4915112345678' });
+    expect(logins('4915112345678')).toHaveLength(1);
+    const types = (await history(id)).map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['InstanceQrIssued', 'InstanceLinked', 'InstanceConnected']));
+  });
+
+  it('sends text the phone decrypts, and records its delivery and read receipts', async () => {
+    const id = await linkedInstance('4915100000003');
+    const sent = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=${encodeURIComponent('hello over Signal')}`);
+    expect(sent.status).toBe(200);
+    const messageId = sent.body.message_id as string;
+    const received = await emulator.waitForReceived((m) => m.fromNumber === '4915100000003');
+    expect(received).toMatchObject({ toNumber: '4915199999999', text: 'hello over Signal', error: undefined });
+    const events = await eventually(() => history(id), (h) => h.some((e) => e.stream.endsWith(messageId) && e.type === 'MessageRead'));
+    expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual([
+      'MessageAccepted',
+      'MessageSent',
+      'MessageDelivered',
+      'MessageRead',
+    ]);
+  });
+
+  it('sends an image and a document: encrypted uploads reach the media host and the messages carry them', async () => {
+    const id = await linkedInstance('4915100000004');
+    const image = await stack.call(`/v1/send?instance_id=${id}&number=4915199999998&type=media&message=look&media_url=${encodeURIComponent(`${mediaUrl}/cat.png`)}`);
+    const doc = await stack.call('/v1/send', {
+      method: 'POST',
+      body: JSON.stringify({ instance_id: id, number: '4915199999998', type: 'media', media_url: `${mediaUrl}/report.pdf`, filename: 'Q3 report.pdf' }),
+    });
+    expect([image.status, doc.status]).toEqual([200, 200]);
+    const picture = await emulator.waitForReceived((m) => m.fromNumber === '4915100000004' && m.media?.kind === 'image');
+    expect(picture.media).toMatchObject({ mimetype: 'image/png', caption: 'look', fileLength: IMAGE.length });
+    expect(picture.media?.upload?.plaintext).toEqual(IMAGE);
+    expect(picture.media?.url).toContain(emulator.mediaHost);
+    const document = await emulator.waitForReceived((m) => m.fromNumber === '4915100000004' && m.media?.kind === 'document');
+    expect(document.media).toMatchObject({ mimetype: 'application/pdf', fileName: 'Q3 report.pdf', fileLength: PDF.length });
+    expect(document.media?.upload?.plaintext).toEqual(PDF);
+  });
+
+  it('turns an inbound text into MessageReceived with sender and push name', async () => {
+    const id = await linkedInstance('4915100000005');
+    await emulator.sendText('4915100000005', '4917612345678', 'Ana', 'hi there');
+    const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'MessageReceived'));
+    expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612345678', push_name: 'Ana', text: 'hi there' });
+  });
+
+  describe('disconnect codes', () => {
+    it('401: logged_out, and the auth state is purged', async () => {
+      const id = await linkedInstance('4915100000401');
+      const auth = await NatsTextBucket.open(nats, AUTH_BUCKET);
+      expect((await auth.keysUnder(id)).length).toBeGreaterThan(0);
+      await emulator.kick('4915100000401', 'logged-out');
+      const s = await stateIs(id, 'logged_out');
+      expect(s.body).toMatchObject({ state: 'logged_out' });
+      expect(await eventually(() => auth.keysUnder(id), (keys) => keys.length === 0)).toEqual([]);
+      const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
+      expect([send.status, send.body.code]).toEqual([409, 'instance_logged_out_on_phone']);
+    });
+
+    it('403: failed, and no reconnect', async () => {
+      const id = await linkedInstance('4915100000403');
+      await emulator.kick('4915100000403', 'forbidden');
+      const s = await stateIs(id, 'failed');
+      expect(s.body).toMatchObject({ state: 'failed', last_disconnect_reason: 'forbidden' });
+      await sleep(2_500);
+      expect(logins('4915100000403')).toHaveLength(0);
+    });
+
+    it('440: the lease holder comes back once, with no reconnect loop', async () => {
+      const id = await linkedInstance('4915100000440');
+      const before = emulator.connections().filter((c) => c.number === '4915100000440').map((c) => c.id);
+      await emulator.kick('4915100000440', 'replaced');
+      await stateIs(id, 'connected', 10_000);
+      await sleep(3_000);
+      const after = emulator.connections().filter((c) => c.number === '4915100000440' && !before.includes(c.id));
+      expect(after).toHaveLength(1);
+      const reasons = (await history(id)).filter((e) => e.type === 'InstanceDisconnected').map((e) => e.data.reason);
+      expect(reasons).toEqual(['replaced']);
+    });
+
+    it.each([
+      ['stream-end', 'connection_closed', '4915100000428'],
+      ['service-unavailable', 'service_unavailable', '4915100000503'],
+    ] as const)('%s: disconnected (%s), then reconnected with backoff from the stored link', async (kick, reason, number) => {
+      const id = await linkedInstance(number);
+      const kickedAt = Date.now();
+      await emulator.kick(number, kick);
+      const again = await emulator.waitForConnection((c) => c.number === number && c.stage === 'logged-in' && !!c.jid, 15_000);
+      // The first retry waits 1 s ± 30 %: a backoff, not a reconnect at once.
+      expect(Date.now() - kickedAt).toBeGreaterThanOrEqual(650);
+      expect(again.number).toBe(number);
+      expect((await stateIs(id, 'connected')).body.state).toBe('connected');
+      const reasons = (await history(id)).filter((e) => e.type === 'InstanceDisconnected').map((e) => e.data.reason);
+      expect(reasons).toEqual([reason]);
+    });
+
+    it('QR refs exhausted: the QR expires, and the next get_qrcode shows a new one', async () => {
+      const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+      const first = decodeQr((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).body.qrcode as string);
+      const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'InstanceQrExpired'), 15_000);
+      expect(events.map((e) => e.type)).toContain('InstanceQrExpired');
+      const again = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+      expect(again.status).toBe(200);
+      const second = decodeQr(again.body.qrcode as string);
+      expect(second.split(',')[0]).not.toBe(first.split(',')[0]);
+      expect(emulator.connections().some((c) => c.stage === 'pairing' && c.qrRefs.includes(second.split(',')[0] ?? ''))).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,376 @@
+import { createHash } from 'node:crypto';
+import { decodeBinaryNode, encodeBinaryNode, jidEncode, toNumber, type BinaryNode, type KeyPair, type proto } from '@whiskeysockets/baileys';
+import { FrameReader, encodeFrame } from './frames';
+import { answerIq, appStateAnswer, iqError, iqResult } from './iq';
+import type { MediaHost } from './mediaHost';
+import { bootstrapNodes, handleClientMessage } from './messaging';
+import { NoiseResponder, type TransportCipher } from './noise';
+import { pairSuccessNode, qrRefs, verifyDeviceSign, type QrParts } from './pairing';
+import type { DeviceLink, PairedDevice, Registry } from './registry';
+import type { UploadedKeys } from './signal';
+import type { ConnectionInfo, ConnectionStage, KickReason } from './types';
+import type { WsPeer } from './wsPeer';
+
+export interface ConnectionDeps {
+  registry: Registry;
+  media: MediaHost;
+  staticKey: KeyPair;
+  certificate: Uint8Array;
+  /** Seeds the QR refs, so they differ between emulators but repeat between runs. */
+  seed: string;
+}
+
+const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+const PAIR_REPLY_TIMEOUT_MS = 10_000;
+const APP_STATE_SYNC_TIMEOUT_MS = 3_000;
+/** After a stream:error or failure the client closes; the server closes too if it has not, a moment later. */
+const CLOSE_AFTER_KICK_MS = 100;
+const MAX_QUEUED_FRAMES = 500;
+
+const KICKS: Record<Exclude<KickReason, 'tcp-close'>, BinaryNode> = {
+  'restart-required': { tag: 'stream:error', attrs: { code: '515' } },
+  'service-unavailable': { tag: 'stream:error', attrs: { code: '503' } },
+  replaced: { tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] },
+  'device-removed': { tag: 'stream:error', attrs: { code: '401' }, content: [{ tag: 'conflict', attrs: { type: 'device_removed' } }] },
+  'bad-session': { tag: 'stream:error', attrs: {}, content: [{ tag: 'xml-not-well-formed', attrs: {} }] },
+  'logged-out': { tag: 'failure', attrs: { reason: '401', location: 'frc' } },
+  forbidden: { tag: 'failure', attrs: { reason: '403', location: 'frc' } },
+  'client-outdated': { tag: 'failure', attrs: { reason: '405', location: 'frc' } },
+  'stream-end': { tag: 'xmlstreamend', attrs: {} },
+};
+
+/** A stable fake LID user per number (15 digits), as `success` announces one. */
+const lidUserOf = (number: string): string => {
+  const value = BigInt(`0x${createHash('sha256').update(`lid/${number}`).digest('hex').slice(0, 15)}`);
+  return (100_000_000_000_000n + (value % 900_000_000_000_000n)).toString();
+};
+
+const olderThan = (version: proto.ClientPayload.UserAgent.IAppVersion | null | undefined, min: readonly [number, number, number]): boolean => {
+  const actual = [version?.primary ?? 0, version?.secondary ?? 0, version?.tertiary ?? 0];
+  for (let i = 0; i < 3; i++) {
+    const a = actual[i] ?? 0;
+    const m = min[i] ?? 0;
+    if (a !== m) return a < m;
+  }
+  return false;
+};
+
+interface PendingIq {
+  resolve: (node: BinaryNode) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One client WebSocket: the Noise handshake, then either registration (pair-device refs, waiting for scan()) or
+ * login (success, the iqs Baileys needs to reach `open`, offline messages and `<ib><offline/>`).
+ */
+export class ClientConnection implements DeviceLink {
+  private stage: ConnectionStage = 'handshake';
+  private readonly noise: NoiseResponder;
+  private transport: TransportCipher | undefined;
+  private helloDone = false;
+  private readonly reader = new FrameReader(MAX_FRAME_BYTES);
+  private inbox: Promise<void> = Promise.resolve();
+  private queuedFrames = 0;
+  private device: PairedDevice | undefined;
+  private clientStaticKey: Buffer | undefined;
+  private registration: Omit<UploadedKeys, 'preKeys'> | undefined;
+  private refs: string[] = [];
+  private successSent = false;
+  private readonly serverIqs = new Map<string, PendingIq>();
+  private onAppStateSynced: (() => void) | undefined;
+  private readonly closed: Promise<void>;
+  private markClosed: () => void = () => undefined;
+  private readonly handshakeTimer: NodeJS.Timeout;
+
+  constructor(
+    readonly id: number,
+    private readonly peer: WsPeer,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.noise = new NoiseResponder(deps.staticKey, deps.certificate);
+    this.closed = new Promise((resolve) => (this.markClosed = resolve));
+    this.handshakeTimer = setTimeout(() => this.peer.destroy(), HANDSHAKE_TIMEOUT_MS);
+    this.handshakeTimer.unref();
+  }
+
+  get info(): ConnectionInfo {
+    return { id: this.id, stage: this.stage, jid: this.device?.jid, number: this.device?.number, qrRefs: [...this.refs] };
+  }
+
+  get ready(): boolean {
+    return this.stage === 'logged-in' && this.successSent && this.peer.open;
+  }
+
+  /** The QR refs offered to this connection, if it is waiting for a scan. */
+  offers(ref: string): boolean {
+    return this.stage === 'pairing' && this.refs.includes(ref);
+  }
+
+  onMessage(data: Buffer): void {
+    let frames: Buffer[];
+    try {
+      frames = this.reader.push(data);
+    } catch (error) {
+      this.deps.registry.options.log('bad framing, dropping the connection', { id: this.id, error: String(error) });
+      this.peer.destroy();
+      return;
+    }
+    for (const frame of frames) {
+      if (++this.queuedFrames > MAX_QUEUED_FRAMES) {
+        this.peer.destroy();
+        return;
+      }
+      this.inbox = this.inbox.then(async () => {
+        this.queuedFrames -= 1;
+        try {
+          await this.onFrame(frame);
+        } catch (error) {
+          this.deps.registry.options.log('dropping the connection after an error', { id: this.id, error: String(error) });
+          this.peer.destroy();
+        }
+      });
+    }
+  }
+
+  onClose(): void {
+    if (this.stage === 'closed') return;
+    this.stage = 'closed';
+    clearTimeout(this.handshakeTimer);
+    for (const pending of this.serverIqs.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(new Error('the connection closed'));
+    }
+    this.serverIqs.clear();
+    if (this.device?.link === this) this.device.link = undefined;
+    this.markClosed();
+  }
+
+  send(node: BinaryNode): boolean {
+    if (!this.transport || !this.peer.open) return false;
+    return this.peer.send(encodeFrame(this.transport.encrypt(encodeBinaryNode(node))));
+  }
+
+  async kick(reason: KickReason): Promise<void> {
+    if (this.stage === 'closed') return;
+    if (reason === 'tcp-close' || !this.transport) {
+      this.peer.destroy();
+    } else {
+      this.send(KICKS[reason]);
+      if ((reason === 'logged-out' || reason === 'device-removed') && this.device) this.deps.registry.forget(this.device);
+      this.deps.registry.timers.after(CLOSE_AFTER_KICK_MS, () => this.peer.close());
+    }
+    await this.closed;
+  }
+
+  /** Closes at once (emulator stop). */
+  async terminate(): Promise<void> {
+    this.peer.destroy();
+    await this.closed;
+  }
+
+  /** The phone scanned this connection's QR: pair-success, the companion's signed answer, then 515. */
+  async pair(qr: QrParts, number: string): Promise<PairedDevice> {
+    const { registry } = this.deps;
+    const registration = this.registration;
+    const noiseKey = this.clientStaticKey;
+    if (this.stage !== 'pairing' || !registration || !noiseKey) throw new Error(`connection ${this.id} is not waiting for a scan`);
+    if (!qr.noiseKey.equals(noiseKey) || !qr.identityKey.equals(registration.identityKey)) {
+      throw new Error(`the QR's keys are not those of connection ${this.id}`);
+    }
+    const deviceId = registry.allocateDeviceId(number);
+    const jid = jidEncode(number, 's.whatsapp.net', deviceId);
+    const account = registry.account(number);
+    const iqId = `pair-success-${this.id}`;
+    const reply = this.awaitIqReply(iqId, PAIR_REPLY_TIMEOUT_MS);
+    this.send(pairSuccessNode({ iqId, qr, deviceJid: jid, keyIndex: deviceId, account, platform: 'android' }));
+    const answer = await reply;
+    if (!verifyDeviceSign(answer, registration.identityKey, account.public)) {
+      throw new Error('the companion answered pair-success with a bad device signature');
+    }
+    const device: PairedDevice = {
+      jid,
+      number,
+      deviceId,
+      lid: `${lidUserOf(number)}:${deviceId}@lid`,
+      noiseKey,
+      keys: { ...registration, preKeys: new Map() },
+      appStateReady: false,
+      link: undefined,
+      offline: [],
+    };
+    registry.devices.set(jid, device);
+    // WhatsApp makes a freshly paired companion reconnect and log in with its new identity.
+    void this.kick('restart-required');
+    return device;
+  }
+
+  private awaitIqReply(id: string, timeoutMs: number): Promise<BinaryNode> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.serverIqs.delete(id);
+        reject(new Error(`no answer to iq ${id} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref();
+      this.serverIqs.set(id, { resolve, reject, timer });
+    });
+  }
+
+  private async onFrame(frame: Buffer): Promise<void> {
+    if (this.stage === 'closed') return;
+    if (!this.helloDone) {
+      this.helloDone = true;
+      this.peer.send(encodeFrame(await this.noise.serverHello(frame)));
+      return;
+    }
+    if (!this.transport) {
+      const { clientStaticKey, payload } = await this.noise.clientFinish(frame);
+      this.transport = await this.noise.split();
+      this.clientStaticKey = clientStaticKey;
+      clearTimeout(this.handshakeTimer);
+      await this.deps.registry.timers.sleep(this.deps.registry.options.settleMs);
+      if (!this.peer.open) return;
+      const min = this.deps.registry.options.minClientVersion;
+      if (min && olderThan(payload.userAgent?.appVersion, min)) {
+        void this.kick('client-outdated');
+        return;
+      }
+      if (payload.devicePairingData) this.startPairing(payload.devicePairingData);
+      else this.login(payload, clientStaticKey);
+      return;
+    }
+    const node = await decodeBinaryNode(this.transport.decrypt(frame));
+    await this.onNode(node);
+  }
+
+  private startPairing(data: proto.ClientPayload.IDevicePairingRegistrationData): void {
+    const { eRegid, eIdent, eSkeyId, eSkeyVal, eSkeySig } = data;
+    if (eRegid?.length !== 4 || eIdent?.length !== 32 || !eSkeyId?.length || eSkeyVal?.length !== 32 || !eSkeySig?.length) {
+      throw new Error('registration payload without complete device keys');
+    }
+    this.registration = {
+      registrationId: Buffer.from(eRegid).readUInt32BE(0),
+      identityKey: Buffer.from(eIdent),
+      signedPreKey: { keyId: Buffer.from(eSkeyId).readUIntBE(0, eSkeyId.length), publicKey: Buffer.from(eSkeyVal), signature: Buffer.from(eSkeySig) },
+    };
+    this.refs = qrRefs(`${this.deps.seed}/${this.id}`, this.deps.registry.options.qrRefCount);
+    this.stage = 'pairing';
+    this.send({
+      tag: 'iq',
+      attrs: { from: 's.whatsapp.net', type: 'set', id: `pair-device-${this.id}`, xmlns: 'md' },
+      content: [{ tag: 'pair-device', attrs: {}, content: this.refs.map((ref) => ({ tag: 'ref', attrs: {}, content: Buffer.from(ref) })) }],
+    });
+    this.deps.registry.connectionWaiters.notify(this.info);
+  }
+
+  private login(payload: proto.ClientPayload, clientStaticKey: Buffer): void {
+    const { registry } = this.deps;
+    const jid = jidEncode(String(toNumber(payload.username)), 's.whatsapp.net', payload.device ?? 0);
+    const device = registry.devices.get(jid);
+    if (!device || !device.noiseKey.equals(clientStaticKey)) {
+      void this.kick('logged-out');
+      return;
+    }
+    const previous = device.link;
+    if (previous && registry.options.replaceOnLogin) void previous.kick('replaced');
+    device.link = this;
+    this.device = device;
+    this.stage = 'logged-in';
+    const t = Math.floor(Date.now() / 1000).toString();
+    this.send({ tag: 'success', attrs: { t, props: '1', abprops: '1', location: 'frc', lid: device.lid, creation: t } });
+    this.successSent = true;
+    registry.connectionWaiters.notify(this.info);
+  }
+
+  private async onNode(node: BinaryNode): Promise<void> {
+    const { registry, media } = this.deps;
+    switch (node.tag) {
+      case 'iq':
+        return this.onIq(node);
+      case 'message':
+        if (this.device) await handleClientMessage(registry, media, this.device, node);
+        return;
+      case 'receipt':
+        if (this.device) {
+          const list = Array.isArray(node.content) ? node.content.find((child) => child.tag === 'list') : undefined;
+          const items = Array.isArray(list?.content) ? list.content.map((item) => item.attrs.id ?? '') : [];
+          registry.addReceipt({
+            from: this.device.jid,
+            to: node.attrs.to ?? '',
+            ids: [node.attrs.id ?? '', ...items],
+            type: node.attrs.type,
+            at: Date.now(),
+          });
+        }
+        return;
+      case 'ack':
+      case 'presence':
+      case 'chatstate':
+        return;
+      default:
+        registry.options.log('unhandled stanza', { tag: node.tag, attrs: node.attrs });
+    }
+  }
+
+  private onIq(node: BinaryNode): void {
+    const { registry, media } = this.deps;
+    const { type, id = '', xmlns } = node.attrs;
+    if (type === 'result' || type === 'error') {
+      const pending = this.serverIqs.get(id);
+      if (!pending) return;
+      this.serverIqs.delete(id);
+      clearTimeout(pending.timer);
+      if (type === 'result') pending.resolve(node);
+      else pending.reject(new Error(`the client answered iq ${id} with an error`));
+      return;
+    }
+    if (xmlns === 'w:p') {
+      this.send(iqResult(node));
+      return;
+    }
+    const device = this.device;
+    if (this.stage !== 'logged-in' || !device) {
+      this.send(iqError(node, 401, 'not-authorized'));
+      return;
+    }
+    if (xmlns === 'passive') {
+      void this.afterPassive(device, node);
+      return;
+    }
+    if (xmlns === 'w:sync:app:state') {
+      this.send(appStateAnswer(node));
+      device.appStateReady = true;
+      this.onAppStateSynced?.();
+      return;
+    }
+    this.send(answerIq(registry, media, device, node));
+  }
+
+  /**
+   * The last step before Baileys reports `open`: offline messages, the first-login app-state bootstrap, then
+   * `<ib><offline/>` (which releases Baileys' event buffer). The passive answer, hence `open`, waits for the
+   * client's app-state sync, so events after `open` are not held in Baileys' buffer.
+   */
+  private async afterPassive(device: PairedDevice, request: BinaryNode): Promise<void> {
+    const { registry } = this.deps;
+    try {
+      const nodes = device.offline.splice(0);
+      const bootstrap = !device.appStateReady;
+      if (bootstrap) nodes.push(...(await bootstrapNodes(registry, device)));
+      for (const node of nodes) this.send(node);
+      this.send({ tag: 'ib', attrs: { from: 's.whatsapp.net' }, content: [{ tag: 'offline', attrs: { count: String(nodes.length) } }] });
+      if (bootstrap) {
+        await Promise.race([new Promise<void>((resolve) => (this.onAppStateSynced = resolve)), registry.timers.sleep(APP_STATE_SYNC_TIMEOUT_MS)]);
+        this.onAppStateSynced = undefined;
+        await registry.timers.sleep(registry.options.settleMs);
+      }
+      this.send(iqResult(request));
+    } catch (error) {
+      registry.options.log('login sequence failed', { jid: device.jid, error: String(error) });
+      this.peer.destroy();
+    }
+  }
+}
+
