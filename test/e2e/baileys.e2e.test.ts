@@ -1,6 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import jsQR from 'jsqr';
-import { PNG } from 'pngjs';
 import { connectNats, type NatsHandle } from '@wagw/lib';
 import { AUTH_BUCKET } from '../../services/sessions/src/connector/baileys/kvAuthState';
 import { NatsTextBucket } from '../../services/sessions/src/connector/baileys/textBucket';
@@ -8,24 +6,14 @@ import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
 import { startStack, type TestStack } from '../harness/stack';
 import { testLogger } from '../harness/logger';
+import { eventually, sleep } from '../harness/wait';
+import { decodeQr } from '../harness/qrCode';
 
-/** Decodes a data:image/png;base64 QR code back to its text. */
-const decodeQr = (dataUri: string): string => {
-  const png = PNG.sync.read(Buffer.from(dataUri.replace(/^data:image\/png;base64,/, ''), 'base64'));
-  const text = jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+/** The text of a get_qrcode answer's PNG. */
+const qrText = (qrcode: unknown): string => {
+  const text = typeof qrcode === 'string' ? decodeQr(qrcode) : null;
   if (!text) throw new Error('the QR code PNG does not decode');
   return text;
-};
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await sleep(50);
-  }
 };
 
 type HistoryEvent = { type: string; stream: string; data: Record<string, unknown> };
@@ -82,7 +70,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
     expect(qr.status).toBe(200);
-    await emulator.scan(decodeQr(qr.body.qrcode as string), number);
+    await emulator.scan(qrText(qr.body.qrcode), number);
     expect((await stateIs(id, 'connected')).body.state).toBe('connected');
     return id;
   };
@@ -94,7 +82,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
     expect(qr.status).toBe(200);
     expect(qr.body.qrcode).toMatch(/^data:image\/png;base64,/);
-    const text = decodeQr(qr.body.qrcode as string);
+    const text = qrText(qr.body.qrcode);
     const [ref, noiseKey, identityKey, advSecret] = text.split(',');
     const pairing = emulator.connections().find((c) => c.stage === 'pairing' && c.qrRefs.includes(ref ?? ''));
     expect(pairing).toBeDefined();
@@ -203,12 +191,12 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
     it('QR refs exhausted: the QR expires, and the next get_qrcode shows a new one', async () => {
       const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-      const first = decodeQr((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).body.qrcode as string);
+      const first = qrText((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).body.qrcode);
       const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'InstanceQrExpired'), 15_000);
       expect(events.map((e) => e.type)).toContain('InstanceQrExpired');
       const again = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
       expect(again.status).toBe(200);
-      const second = decodeQr(again.body.qrcode as string);
+      const second = qrText(again.body.qrcode);
       expect(second.split(',')[0]).not.toBe(first.split(',')[0]);
       expect(emulator.connections().some((c) => c.stage === 'pairing' && c.qrRefs.includes(second.split(',')[0] ?? ''))).toBe(true);
     });

@@ -1,24 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import jsQR from 'jsqr';
-import { PNG } from 'pngjs';
 import type { SandboxPlatform } from '../../services/sessions/src/connector/sandbox';
 import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
-
-/** Decodes a data:image/png;base64 QR code back to its text. */
-const decodeQr = (dataUri: string): string | null => {
-  const png = PNG.sync.read(Buffer.from(dataUri.replace(/^data:image\/png;base64,/, ''), 'base64'));
-  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data ?? null;
-};
-
-const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+import { eventually } from '../harness/wait';
+import { decodeQr } from '../harness/qrCode';
 
 describe('sessions over HTTP with the sandbox connector', () => {
   let stack: TestStack;

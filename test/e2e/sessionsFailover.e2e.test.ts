@@ -4,17 +4,7 @@ import { LeaseStore } from '../../services/sessions/src/ownership/leaseStore';
 import { startStack, type TestStack } from '../harness/stack';
 import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsProcess';
 import { testLogger } from '../harness/logger';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await sleep(100);
-  }
-};
+import { eventually, sleep } from '../harness/wait';
 
 /**
  * Two sessions replicas in processes of their own (plus the stack's in-process one), production lease timings.

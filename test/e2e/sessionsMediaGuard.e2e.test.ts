@@ -1,13 +1,5 @@
 import { startStack, type TestStack } from '../harness/stack';
-
-const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+import { eventually } from '../harness/wait';
 
 /** The media SSRF guard as it ships (MEDIA_ALLOW_PRIVATE_NETWORKS off): private addresses are refused with a 400. */
 describe('send: media URLs on private networks', () => {

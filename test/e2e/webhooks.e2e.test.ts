@@ -1,5 +1,6 @@
 import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
+import { eventually } from '../harness/wait';
 
 interface DeliveryView {
   delivery_id: string;
@@ -35,15 +36,6 @@ describe('webhook delivery over HTTP', () => {
     const r = await stack.call(`/v1/webhook_deliveries?instance_id=${id}${status ? `&status=${status}` : ''}`);
     expect(r.status).toBe(200);
     return r.body.deliveries as DeliveryView[];
-  };
-
-  const eventually = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (ok(value) || Date.now() > deadline) return value;
-      await new Promise((r) => setTimeout(r, 50));
-    }
   };
 
   it('delivers instance.reset, signed per Standard Webhooks, with the documented payload', async () => {
