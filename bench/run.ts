@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { environment, fmtInt, fmtRatio, log, markdownTable, type ResultRow } from './common';
+import { runBaileysBench } from './baileys';
 import { runAppendBench, runReadBench } from './eventStore';
 import { runHttpBench, type HttpResult } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
@@ -9,7 +10,7 @@ import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
 const http = (r: HttpResult): string => `${fmtInt(r.requestsPerSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.non2xx} non-2xx, ${r.errors} errors)`;
 
 /** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
-/** BENCH_ONLY=http (or eventstore, webhooks, sessions) runs one group. */
+/** BENCH_ONLY=http (or eventstore, webhooks, sessions, baileys) runs one group. */
 const only = process.env.BENCH_ONLY;
 const wanted = (group: string): boolean => !only || only === group;
 
@@ -19,6 +20,7 @@ const main = async (): Promise<void> => {
   if (wanted('http')) await httpRows(rows);
   if (wanted('webhooks')) await webhookRows(rows);
   if (wanted('sessions')) await sessionsRows(rows);
+  if (wanted('baileys')) await baileysRows(rows);
   const table = `${environment()}\n\n${markdownTable(rows)}\n`;
   process.stdout.write(`\n${table}`);
   const dir = join(__dirname, 'results');
@@ -135,6 +137,27 @@ const sessionsRows = async (rows: ResultRow[]): Promise<void> => {
       `${kb(m.rssPerInstance)} RSS/instance (heap after a full GC: ${kb(m.heapPerInstance)}); RSS ${mb(m.linked.rss)} at ${fmtInt(m.instances)}` +
       (more > 0 ? `, ${mb(m.all.rss)} at ${fmtInt(m.allInstances)} (${kb((m.all.rss - m.linked.rss) / more)}/instance past ${fmtInt(m.instances)})` : ''),
     reference: `idle with 0 instances: RSS ${mb(m.idle.rss)}, heap ${mb(m.idle.heapUsed)}`,
+    ratio: '',
+    target: 'report',
+    met: null,
+  });
+};
+
+const baileysRows = async (rows: ResultRow[]): Promise<void> => {
+  const b = await runBaileysBench();
+  const limit = 10 * 1024 * 1024;
+  rows.push({
+    benchmark: `Sessions service memory per idle linked Baileys instance over the WhatsApp Web emulator: (RSS at ${fmtInt(b.instances)} - RSS at 0) / ${fmtInt(b.instances)}`,
+    result: `${mb(b.rssPerInstance)} RSS/instance (heap after a full GC: ${kb(b.heapPerInstance)}); RSS ${mb(b.linked.rss)} at ${fmtInt(b.instances)}; linked in ${b.linkSeconds.toFixed(1)} s`,
+    reference: `idle with 0 instances: RSS ${mb(b.idle.rss)}, heap ${mb(b.idle.heapUsed)}; WAHA publishes ~80 MB per Baileys session`,
+    ratio: fmtRatio(b.rssPerInstance / limit),
+    target: '<= 10 MB per instance',
+    met: b.rssPerInstance <= limit,
+  });
+  rows.push({
+    benchmark: `Sessions service CPU at idle with ${fmtInt(b.instances)} linked Baileys instances (${b.cpuWindowSeconds} s window, keep-alives included)`,
+    result: `${b.linkedCpuPercent.toFixed(2)} % of one core`,
+    reference: `with 0 instances: ${b.idleCpuPercent.toFixed(2)} %`,
     ratio: '',
     target: 'report',
     met: null,

@@ -189,7 +189,7 @@ const connectInspector = async (url: string): Promise<Inspector> => {
 };
 
 /** A gateway run by the quickstart launcher on the benchmark's nats-server, and an HTTP client for its API. */
-interface Gateway {
+export interface Gateway {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
   /** Medians of `samples` samples (500 ms apart, each after a full GC) of the sessions service's RSS and heap. */
@@ -205,7 +205,8 @@ interface Gateway {
 /** Lines the inspector prints on the sessions service's stderr, not passed on. */
 const INSPECTOR_NOISE = /^(Debugger listening on|For help, see:|Debugger attached|Debugger ending)/;
 
-const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => Promise<T>): Promise<T> => {
+/** Runs `fn` with a gateway (sandbox connector, pacing off; `env` overrides) launched on `natsUrl`. */
+export const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => Promise<T>, env: Record<string, string> = {}): Promise<T> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wagw-bench-sessions-'));
   const port = await freePort();
   const launcher = spawn(process.execPath, [join(ROOT, 'lib/dist/launcher/main.js')], {
@@ -219,6 +220,7 @@ const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => Promise
       WA_CONNECTOR: 'sandbox',
       SEND_PACING_MS: '0',
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:0`.trim(),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

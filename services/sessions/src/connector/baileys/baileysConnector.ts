@@ -8,6 +8,7 @@ import { AuthStateStore, isLinked, type InstanceAuthState } from './kvAuthState'
 import type { BaileysOptions } from './options';
 import { SentMessageStore } from './sentStore';
 import { defaultSocketFactory, mediaAgentFor, socketConfig, type BaileysLogger, type SocketFactory } from './socket';
+import { restartsAsInfo } from './restartLog';
 
 export interface BaileysConnectorParts {
   auth: AuthStateStore;
@@ -128,6 +129,6 @@ export class BaileysConnector implements Connector {
     const { logger } = this.parts;
     const level = this.options.logLevel ?? 'warn';
     const bindings = { instanceId, component: 'baileys' };
-    return logger.isLevelEnabled(level) ? logger.child(bindings, { level }) : logger.child(bindings);
+    return restartsAsInfo(logger.isLevelEnabled(level) ? logger.child(bindings, { level }) : logger.child(bindings));
   }
 }
