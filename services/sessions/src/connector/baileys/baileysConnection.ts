@@ -36,6 +36,9 @@ const closeOf = (error: Error | undefined): SocketClose | null => {
   return { statusCode, message: error.message };
 };
 
+/** A message read was delivered, and one delivered was sent: the receipts each one implies. */
+const IMPLIED_RECEIPTS: Record<ReceiptStatus, ReceiptStatus[]> = { sent: [], delivered: ['sent'], read: ['sent', 'delivered'], failed: [] };
+
 /**
  * One connection of an instance to WhatsApp, over one Baileys socket at a time: a socket WhatsApp asks to restart
  * (515, right after pairing) is replaced by a new one without a word to the session; any other close ends the
@@ -194,7 +197,17 @@ export class BaileysConnection implements Connection {
     else this.report(attrs.id, 'sent');
   }
 
+  /**
+   * Reports a receipt. For a message this connection sent, the receipts it implies come first: Baileys folds the
+   * status updates it buffers into the latest (read without delivered). Messages of an earlier connection had theirs
+   * reported then, so they are not filled in again.
+   */
   private report(waId: string, status: ReceiptStatus, reason?: string): void {
+    if (this.reported.get(`${waId}:sent`)) for (const earlier of IMPLIED_RECEIPTS[status]) this.reportOnce(waId, earlier);
+    this.reportOnce(waId, status, reason);
+  }
+
+  private reportOnce(waId: string, status: ReceiptStatus, reason?: string): void {
     const seen = `${waId}:${status}`;
     if (this.reported.get(seen)) return;
     this.reported.set(seen, true);

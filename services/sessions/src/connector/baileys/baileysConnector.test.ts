@@ -331,6 +331,17 @@ describe('the baileys connector', () => {
     expect(events.slice(1)).toEqual([{ type: 'receipt', messageId: 'msg-folded', status: 'delivered' }]);
   });
 
+  it('reports delivered before a read that Baileys folded it into, for a message this connection sent', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    await connection.send(message({ messageId: 'msg-read' }));
+    last().ack({ id: waMessageIdFor('msg-read') });
+    last().status(waMessageIdFor('msg-read'), proto.WebMessageInfo.Status.READ);
+    await settle();
+    expect(events.slice(1).map((e) => e.type === 'receipt' && e.status)).toEqual(['sent', 'delivered', 'read']);
+  });
+
   it('reports a refused message as failed, from the ack error or the ERROR status', async () => {
     const { connect, last, events } = setup();
     const connection = await connect();
