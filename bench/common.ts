@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -108,4 +108,34 @@ export const markdownTable = (rows: ResultRow[]): string => {
     }),
   ];
   return lines.join('\n');
+};
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  argv: string[];
+  /** User + system CPU time, seconds. */
+  cpuSeconds: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux). */
+const TICKS = 100;
+
+/** What /proc tells of a process, or null when it is gone. */
+export const processInfo = (pid: number): ProcessInfo | null => {
+  try {
+    // The fields after the command name (which may hold spaces) start after the last ')': state, ppid, ...
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS,
+    };
+  } catch {
+    return null;
+  }
 };

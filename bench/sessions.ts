@@ -17,7 +17,7 @@ import {
   type MessageAccepted,
   type NatsHandle,
 } from '@wagw/lib';
-import { envPositiveInt, log, median, pool, startBenchNats } from './common';
+import { envPositiveInt, log, median, pool, processInfo, startBenchNats, type ProcessInfo } from './common';
 
 const ROOT = resolve(__dirname, '..');
 const SESSIONS_SCRIPT = join(ROOT, 'services/sessions/dist/main.js');
@@ -52,36 +52,6 @@ const stop = async (child: ChildProcess): Promise<void> => {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
-};
-
-interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  comm: string;
-  argv: string[];
-  /** User + system CPU time, seconds. */
-  cpuSeconds: number;
-}
-
-/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux). */
-const TICKS = 100;
-
-/** What /proc tells of a process, or null when it is gone. */
-const processInfo = (pid: number): ProcessInfo | null => {
-  try {
-    // The fields after the command name (which may hold spaces) start after the last ')': state, ppid, ...
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return {
-      pid,
-      ppid: Number(fields[1]),
-      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-      argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
-      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS,
-    };
-  } catch {
-    return null;
-  }
 };
 
 /** The processes whose parent is `ppid`. */

@@ -12,7 +12,7 @@ import {
 } from '@wagw/lib';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { envPositiveInt, log, pool, startBenchNats, type BenchNats } from './common';
+import { envPositiveInt, log, pool, processInfo, startBenchNats, type BenchNats } from './common';
 
 const silent = createLogger('bench', 'silent');
 const INSTANCES = 100;
@@ -96,13 +96,14 @@ const withStack = async <T>(fn: (nats: NatsHandle, store: JetStreamEventStore, s
 };
 
 /** The webhooks service as its own process (built by `npm run bench`), as it runs in production. */
-const startWebhooks = async (natsUrl: string): Promise<{ close: () => Promise<void> }> => {
+const startWebhooks = async (natsUrl: string): Promise<{ cpuSeconds: () => number; close: () => Promise<void> }> => {
   const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), resolve(__dirname, '../services/webhooks/dist/main.js')], {
     env: { ...process.env, NATS_URL: natsUrl, WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0', OPS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await new Promise((r) => setTimeout(r, 1_000));
   return {
+    cpuSeconds: () => (child.pid === undefined ? 0 : (processInfo(child.pid)?.cpuSeconds ?? 0)),
     close: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -157,6 +158,8 @@ export const benchWebhookLatency = async (): Promise<WebhookLatencyResult> => {
 export interface WebhookThroughputResult {
   events: number;
   deliveriesPerSecond: number;
+  /** CPU time of the webhooks process per delivery, in microseconds (steadier than the rate on a shared machine). */
+  cpuMicrosPerDelivery: number;
   rawPostsPerSecond: number;
   ratio: number;
 }
@@ -179,20 +182,24 @@ export const benchWebhookThroughput = async (): Promise<WebhookThroughputResult>
     await agent.close();
     receiver.latencies.length = 0;
 
-    const deliveriesPerSecond = await withStack(async (nats, store, server) => {
+    const { deliveriesPerSecond, cpuMicrosPerDelivery } = await withStack(async (nats, store, server) => {
       const ids = await setUpInstances(nats, store, receiver.url, 'T');
       log(`webhooks: queueing ${events} events`);
       await pool(events, 100, (n) => appendMessage(store, ids[n % ids.length]!, n).then(() => undefined));
       const webhooks = await startWebhooks(server.url);
       try {
         const started = performance.now();
+        const cpuAtStart = webhooks.cpuSeconds();
         if (!(await waitUntil(() => receiver.count() >= events, 120_000))) throw new Error(`only ${receiver.count()} of ${events} delivered`);
-        return events / ((receiver.lastAt() - Math.min(started, receiver.firstAt())) / 1000);
+        return {
+          deliveriesPerSecond: events / ((receiver.lastAt() - Math.min(started, receiver.firstAt())) / 1000),
+          cpuMicrosPerDelivery: ((webhooks.cpuSeconds() - cpuAtStart) / events) * 1e6,
+        };
       } finally {
         await webhooks.close();
       }
     });
-    return { events, deliveriesPerSecond, rawPostsPerSecond, ratio: deliveriesPerSecond / rawPostsPerSecond };
+    return { events, deliveriesPerSecond, cpuMicrosPerDelivery, rawPostsPerSecond, ratio: deliveriesPerSecond / rawPostsPerSecond };
   } finally {
     await receiver.close();
   }
