@@ -9,7 +9,8 @@ import { decodeQr } from '../harness/qrCode';
 import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsProcess';
 import { startStack, type TestStack } from '../harness/stack';
 import { testLogger } from '../harness/logger';
-import { eventually, sleep } from '../harness/wait';
+import { eventually } from '../harness/wait';
+import { retriedSend } from '../harness/retriedSend';
 
 const NUMBER = '4915100007007';
 
@@ -57,20 +58,7 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A send retried (same idempotency key, so the same message) until accepted, as a careful client does. */
-  const send = async (id: string, n: number): Promise<string> => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const response = await stack.call('/v1/send', {
-        method: 'POST',
-        headers: { 'idempotency-key': `baileys-failover-${n}` },
-        body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: `failover ${n}` }),
-      });
-      if (response.status === 200) return response.body.message_id as string;
-      expect(response.status).toBe(503);
-      await sleep(100);
-    }
-    throw new Error(`send ${n} was never accepted`);
-  };
+  const send = (id: string, n: number): Promise<string> => retriedSend(stack, id, `baileys-failover-${n}`, `failover ${n}`);
 
   it('logs in from the stored auth state on another replica, with no new QR code, and sends keep flowing', async () => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;

@@ -5,6 +5,7 @@ import { startStack, type TestStack } from '../harness/stack';
 import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsProcess';
 import { testLogger } from '../harness/logger';
 import { eventually, sleep } from '../harness/wait';
+import { retriedSend } from '../harness/retriedSend';
 
 /**
  * Two sessions replicas in processes of their own (plus the stack's in-process one), production lease timings.
@@ -37,20 +38,7 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
     await stack.close();
   });
 
-  /** A send retried (same idempotency key, so the same message) until accepted: what a careful client does. */
-  const send = async (id: string, n: number): Promise<string> => {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const response = await stack.call('/v1/send', {
-        method: 'POST',
-        headers: { 'idempotency-key': `failover-${n}` },
-        body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: `message ${n}` }),
-      });
-      if (response.status === 200) return response.body.message_id as string;
-      expect(response.status).toBe(503);
-      await sleep(100);
-    }
-    throw new Error(`send ${n} was never accepted`);
-  };
+  const send = (id: string, n: number): Promise<string> => retriedSend(stack, id, `failover-${n}`, `message ${n}`);
 
   it('hands a linked instance to another replica within 15 s and sends every accepted message exactly once', async () => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
