@@ -14,6 +14,8 @@ export const registerHttpMetrics = (app: FastifyInstance): void => {
     const seconds = reply.elapsedTime / 1000;
     const route = request.routeOptions.url ?? 'unmatched';
     duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
-    request.log.debug({ method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request');
+    if (request.log.level === 'debug' || request.log.level === 'trace') {
+      request.log.debug({ method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request');
+    }
   });
 };
