@@ -34,7 +34,8 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
   let mediaUrl: string;
 
   beforeAll(async () => {
-    emulator = await startWaEmulator({ qrRefCount: 3 });
+    // Numbers starting with 000 have no WhatsApp account.
+    emulator = await startWaEmulator({ qrRefCount: 3, registered: (number) => !number.startsWith('000') });
     media = createServer((req, res) => {
       if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(IMAGE);
       if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(PDF);
@@ -113,6 +114,19 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
       'MessageDelivered',
       'MessageRead',
     ]);
+  });
+
+  it('fails a send to a number without WhatsApp at once, with the reason, and keeps sending to others', async () => {
+    const id = await linkedInstance('4915100000006');
+    const unknown = await stack.call(`/v1/send?instance_id=${id}&number=0004915199999&type=text&message=nobody`);
+    const known = await stack.call(`/v1/send?instance_id=${id}&number=4915199999997&type=text&message=somebody`);
+    expect([unknown.status, known.status]).toEqual([200, 200]);
+    const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'MessageFailed'));
+    expect(events.find((e) => e.type === 'MessageFailed')?.data).toMatchObject({
+      message_id: unknown.body.message_id,
+      reason: 'recipient_not_on_platform',
+    });
+    expect((await emulator.waitForReceived((m) => m.fromNumber === '4915100000006')).text).toBe('somebody');
   });
 
   it('sends an image and a document: encrypted uploads reach the media host and the messages carry them', async () => {

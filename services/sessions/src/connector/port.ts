@@ -31,6 +31,9 @@ export interface InboundMessage {
 
 export type ReceiptStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
+/** The `failed` receipt's reason for a recipient without an account on the platform (both adapters). */
+export const RECIPIENT_NOT_ON_PLATFORM = 'recipient_not_on_platform';
+
 /** What a connection reports; the session turns these into events. QR strings are secrets: never log or store them. */
 export type ConnectionEvent =
   | { type: 'qr'; qr: string }

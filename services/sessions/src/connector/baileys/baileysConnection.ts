@@ -1,12 +1,12 @@
 import type { BaileysEventMap, BinaryNode, WAMessage, WAMessageKey, WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
-import type { Connection, ConnectionEvent, OutboundMessage, ReceiptStatus } from '../port';
+import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type OutboundMessage, type ReceiptStatus } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
 import { TtlCache, type InstanceCaches } from './instanceCaches';
 import type { InstanceAuthState } from './kvAuthState';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
-import { inboundOf, jidOf, numberOf, outboundContent, platformErrorReason, receiptOf, waMessageIdFor } from './waMessages';
+import { inboundOf, isRecipientUnknown, jidOf, numberOf, outboundContent, platformErrorReason, receiptOf, waMessageIdFor } from './waMessages';
 
 export interface ConnectionParts {
   instanceId: string;
@@ -87,7 +87,15 @@ export class BaileysConnection implements Connection {
     const content = outboundContent(message);
     const waId = waMessageIdFor(message.messageId);
     caches.sentIds.set(waId, message.messageId);
-    const result = await sock.sendMessage(jid, content, { messageId: waId });
+    let result;
+    try {
+      result = await sock.sendMessage(jid, content, { messageId: waId });
+    } catch (error) {
+      // A final answer, not a transient failure: the message fails with a reason rather than being retried for a day.
+      if (!isRecipientUnknown(error)) throw error;
+      this.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
+      return;
+    }
     await sent.put(instanceId, waId, { messageId: message.messageId, message: result?.message ?? null }).catch((error: unknown) => {
       this.parts.logger.warn({ err: error, messageId: message.messageId }, 'storing a sent message failed: a re-send WhatsApp asks for will fail');
     });

@@ -66,6 +66,16 @@ export const receiptOf = (status: number | null | undefined): ReceiptStatus | nu
 /** The reason a platform error code gives a failed message. */
 export const platformErrorReason = (code: string | null | undefined): string => (code ? `platform_error_${code}` : 'platform_error');
 
+/**
+ * Whether `sendMessage` failed because the recipient has no WhatsApp account: the pre-key fetch for a number that is
+ * not on WhatsApp answers `item-not-found` (404), which Baileys throws as a Boom.
+ */
+export const isRecipientUnknown = (error: unknown): boolean => {
+  if (typeof error !== 'object' || error === null) return false;
+  const { data, message } = error as { data?: unknown; message?: unknown };
+  return data === 404 || message === 'item-not-found';
+};
+
 const nonEmpty = (text: string | null | undefined): string | null => (text ? text : null);
 
 interface MediaOf {

@@ -1,4 +1,4 @@
-import type { Connection, ConnectionEvent, Connector, InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
+import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type Connector, type InboundMessage, type OutboundMessage, type ReceiptStatus } from '../port';
 import { isDigits, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 
@@ -233,7 +233,7 @@ export class SandboxPlatform implements Connector {
     const deliveredAt = Math.max(sentAt, at + deliveredDelayMs);
     const queue: PendingReceipt[] = [{ messageId: message.messageId, status: 'sent', dueAt: sentAt }];
     if (message.to.startsWith(UNREACHABLE_PREFIX)) {
-      queue.push({ messageId: message.messageId, status: 'failed', reason: 'recipient_not_on_platform', dueAt: deliveredAt });
+      queue.push({ messageId: message.messageId, status: 'failed', reason: RECIPIENT_NOT_ON_PLATFORM, dueAt: deliveredAt });
     } else {
       queue.push({ messageId: message.messageId, status: 'delivered', dueAt: deliveredAt });
       queue.push({ messageId: message.messageId, status: 'read', dueAt: Math.max(deliveredAt, at + readDelayMs) });
