@@ -153,6 +153,18 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612345678', push_name: 'Ana', text: 'hi there' });
   });
 
+  it('reset logs the device out on the phone, wipes its auth state and goes back to created', async () => {
+    const id = await linkedInstance('4915100000007');
+    const auth = await NatsTextBucket.open(nats, AUTH_BUCKET);
+    expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    const s = await stateIs(id, 'created');
+    expect(s.body).toMatchObject({ state: 'created', linked_number: null });
+    expect(await eventually(() => auth.keysUnder(id), (keys) => keys.length === 0)).toEqual([]);
+    expect(emulator.devices().some((d) => d.number === '4915100000007')).toBe(false);
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect(qr.status).toBe(200);
+  });
+
   describe('disconnect codes', () => {
     it('401: logged_out, and the auth state is purged', async () => {
       const id = await linkedInstance('4915100000401');
