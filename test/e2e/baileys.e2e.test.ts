@@ -91,6 +91,22 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     expect(JSON.stringify(await history(id))).not.toContain(ref);
   });
 
+  it('answers get_qrcode at once with the reason when WhatsApp cannot be reached, and links once it can', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    emulator.setReachable(false);
+    const started = Date.now();
+    const failed = await stack.call(`/v1/get_qrcode?instance_id=${id}`).finally(() => emulator.setReachable(true));
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(failed.status).toBe(503);
+    expect(failed.body).toMatchObject({ code: 'platform_connection_failed', error: expect.stringContaining('try again') });
+    const s = await stateIs(id, 'created');
+    expect(s.body).toMatchObject({ state: 'created', linked_number: null, last_disconnect_reason: expect.any(String) });
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect(qr.status).toBe(200);
+    await emulator.scan(qrText(qr.body.qrcode), '4915100000008');
+    expect((await stateIs(id, 'connected')).body.state).toBe('connected');
+  });
+
   it('links on a scan: pair-success, the 515 restart and a login; status shows the linked number', async () => {
     const id = await linkedInstance('4915112345678');
     const s = await status(id);

@@ -44,7 +44,12 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
 
   const http: Server = createServer((_req, res) => res.writeHead(426).end());
   const wss = new WebSocketServer({ server: http, maxPayload: MAX_MESSAGE_BYTES });
+  let reachable = true;
   wss.on('connection', (socket) => {
+    if (!reachable) {
+      socket.terminate();
+      return;
+    }
     if (live.size >= resolved.maxConnections) {
       socket.close(1013, 'too many connections');
       return;
@@ -119,6 +124,9 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     sendText: (to, fromNumber, pushName, text) => sendMessage(to, fromNumber, pushName, { conversation: text }),
     sendReceipt: (to, fromNumber, messageId, type) => {
       for (const device of devicesOf(to)) sendServerReceipt(device, `${numberOf(fromNumber)}@${USER_SERVER}`, messageId, type);
+    },
+    setReachable: (value: boolean) => {
+      reachable = value;
     },
     kick: async (target: Target, reason: KickReason) => {
       await Promise.all(linksOf(target).map((connection) => connection.kick(reason)));

@@ -148,6 +148,8 @@ export interface WaEmulator {
   sendText(to: Target, fromNumber: string, pushName: string, text: string): Promise<string>;
   /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */
   sendReceipt(to: Target, fromNumber: string, messageId: string, type: 'delivery' | 'read' | 'played'): void;
+  /** While unreachable, every new WebSocket is dropped at once (WhatsApp down, or no route to it). */
+  setReachable(reachable: boolean): void;
   /** Ends the target's connection(s) the given way; resolves once they are closed. */
   kick(target: Target, reason: KickReason): Promise<void>;
   /** Closes every connection and both servers; clears all timers. */

@@ -119,6 +119,14 @@ describe('Instance aggregate', () => {
         lastDisconnectReason: 'connection_lost',
       });
     });
+    it('goes back to created when a connection ends before any link (nothing to reconnect), keeping the reason', () => {
+      const { state } = given(
+        created,
+        instanceEvent('InstanceConnecting', NOW, {}),
+        instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost' }),
+      );
+      expect(state).toMatchObject({ lifecycle: 'created', since: LATER, linkedNumber: null, lastDisconnectReason: 'connection_lost' });
+    });
     it('keeps since unchanged when the state does not change', () => {
       const { state } = given(created, instanceEvent('InstanceReset', LATER, {}));
       expect(state).toMatchObject({ lifecycle: 'created', since: NOW });

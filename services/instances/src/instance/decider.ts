@@ -85,7 +85,8 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
     case 'InstanceConnected':
       return enter(state, 'connected', at);
     case 'InstanceDisconnected':
-      return enter(state, 'disconnected', at, { lastDisconnectReason: event.data.reason });
+      // Before any link there is nothing to reconnect: back to created (get_qrcode starts over), with the reason.
+      return enter(state, state.linkedNumber ? 'disconnected' : 'created', at, { lastDisconnectReason: event.data.reason });
     case 'InstanceLoggedOut':
       return enter(state, 'logged_out', at, { linkedNumber: null, lastDisconnectReason: event.data.reason });
     case 'InstanceFailed':

@@ -29,6 +29,8 @@ interface Session {
   waiters: Array<() => void>;
   reconnectAttempts: number;
   reconnectTimer: NodeJS.Timeout | null;
+  /** Why the connection last ended (disconnected, logged out or failed): what get_qrcode answers if no QR came. */
+  endReason: string | null;
 }
 
 const RECEIPT_EVENTS: Record<ReceiptStatus, MessageEvent['type']> = {
@@ -111,6 +113,9 @@ export class SessionManager {
     while (!session.qr) {
       if (session.status === 'connected') throw conflict('already_connected', 'The instance is connected; no QR code is needed');
       const remaining = deadline - Date.now();
+      if (this.sessions.get(instanceId) !== session && session.endReason) {
+        throw unavailable('platform_connection_failed', `The connection to the platform ended before a QR code came (${session.endReason}); try again`);
+      }
       if (remaining <= 0 || this.sessions.get(instanceId) !== session) {
         throw unavailable('qr_timeout', `No QR code from the platform within ${waitMs} ms; try again`);
       }
@@ -176,11 +181,13 @@ export class SessionManager {
   private async end(session: Session): Promise<void> {
     if (this.sessions.get(session.instanceId) === session) this.sessions.delete(session.instanceId);
     if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+    // A get_qrcode still waiting answers now, with the reason, rather than at its deadline.
+    this.wake(session);
     if (!this.sessions.has(session.instanceId)) await this.ownership.release(session.instanceId);
   }
 
   private async start(instanceId: string): Promise<Session> {
-    const session: Session = { instanceId, connection: null, status: 'connecting', qr: null, qrIssued: false, waiters: [], reconnectAttempts: 0, reconnectTimer: null };
+    const session: Session = { instanceId, connection: null, status: 'connecting', qr: null, qrIssued: false, waiters: [], reconnectAttempts: 0, reconnectTimer: null, endReason: null };
     this.sessions.set(instanceId, session);
     await this.appendInstance(instanceId, [instanceEvent('InstanceConnecting', now(), {})]);
     session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
@@ -227,6 +234,7 @@ export class SessionManager {
         }
         case 'disconnected':
           session.qr = null;
+          session.endReason = event.reason;
           this.wake(session);
           if (event.reason === 'qr_expired') {
             await this.end(session);
@@ -238,6 +246,7 @@ export class SessionManager {
           return;
         case 'logged_out':
         case 'failed':
+          session.endReason = event.reason;
           this.wake(session);
           if (event.type === 'logged_out') await this.connector.purge(id);
           await this.end(session);
