@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { Curve, type proto } from '@whiskeysockets/baileys';
 import { WebSocketServer } from 'ws';
 import { ClientConnection } from './connection';
@@ -38,7 +37,7 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
   });
   const media = await startMediaHost({ maxUploadBytes: resolved.maxUploadBytes, maxStoredBytes: 4 * resolved.maxUploadBytes });
   const staticKey = Curve.generateKeyPair();
-  const deps = { registry, media, staticKey, certificate: certificateChain(staticKey), seed: randomBytes(8).toString('hex') };
+  const deps = { registry, media, staticKey, certificate: certificateChain(staticKey), seed: options.seed ?? 'wa-emulator' };
   const live = new Set<ClientConnection>();
   let nextId = 0;
 

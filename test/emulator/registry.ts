@@ -35,7 +35,7 @@ export interface PairedDevice {
   offline: BinaryNode[];
 }
 
-export type ResolvedOptions = Required<Omit<WaEmulatorOptions, 'registered' | 'receipts' | 'minClientVersion' | 'log'>> & {
+export type ResolvedOptions = Required<Omit<WaEmulatorOptions, 'seed' | 'registered' | 'receipts' | 'minClientVersion' | 'log'>> & {
   minClientVersion: readonly [number, number, number] | undefined;
   log: (message: string, data?: Record<string, unknown>) => void;
 };

@@ -32,6 +32,8 @@ export interface ReceiptDelays {
 }
 
 export interface WaEmulatorOptions {
+  /** Seeds the QR refs (with the connection's number): the same seed gives the same refs run after run. Default 'wa-emulator'. */
+  seed?: string;
   /** Refs in each `pair-device` (the real server sends about 6). The client rotates them every `qrTimeout`. Default 6. */
   qrRefCount?: number;
   /** Numbers a usync contact query reports as on WhatsApp (`type="in"`); others get `out`. Default: every number. */
