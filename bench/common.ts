@@ -8,6 +8,8 @@ import { startLocalNatsServer } from '@wagw/lib';
 /** A nats-server of the benchmark's own: a free loopback port and a temporary store, deleted on stop. */
 export interface BenchNats {
   readonly url: string;
+  /** nats-server's pid (for its CPU time). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -17,6 +19,7 @@ export const startBenchNats = async (): Promise<BenchNats> => {
     const server = await startLocalNatsServer({ storeDir, host: '127.0.0.1' });
     return {
       url: server.url,
+      pid: server.pid,
       stop: async () => {
         await server.stop();
         rmSync(storeDir, { recursive: true, force: true });

@@ -83,7 +83,7 @@ const webhookRows = async (rows: ResultRow[]): Promise<void> => {
   const throughput = await benchWebhookThroughput();
   rows.push({
     benchmark: `Webhook deliveries, ${fmtInt(throughput.events)}-event backlog over 100 instances`,
-    result: `${fmtInt(throughput.deliveriesPerSecond)} deliveries/s; webhooks process CPU ${fmtInt(throughput.cpuMicrosPerDelivery)} µs per delivery`,
+    result: `${fmtInt(throughput.deliveriesPerSecond)} deliveries/s; CPU per delivery: webhooks ${fmtInt(throughput.cpuMicrosPerDelivery)} µs, nats-server ${fmtInt(throughput.natsMicrosPerDelivery)} µs, receiver ${fmtInt(throughput.receiverMicrosPerDelivery)} µs`,
     reference: `plain keep-alive POSTs to the same receiver: ${fmtInt(throughput.rawPostsPerSecond)}/s`,
     ratio: fmtRatio(throughput.ratio),
     target: '>= 5,000 deliveries/s',

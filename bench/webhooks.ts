@@ -18,7 +18,18 @@ const silent = createLogger('bench', 'silent');
 const INSTANCES = 100;
 
 /** A receiver on 127.0.0.1 that answers 200 at once and records each event's end-to-end latency. */
-const startReceiver = async (): Promise<{ url: string; latencies: number[]; count: () => number; firstAt: () => number; lastAt: () => number; close: () => Promise<void> }> => {
+interface Receiver {
+  url: string;
+  latencies: number[];
+  count: () => number;
+  firstAt: () => number;
+  lastAt: () => number;
+  /** Forgets what was received so far (between phases of a benchmark). */
+  reset: () => void;
+  close: () => Promise<void>;
+}
+
+const startReceiver = async (): Promise<Receiver> => {
   const latencies: number[] = [];
   let first = 0;
   let last = 0;
@@ -43,6 +54,11 @@ const startReceiver = async (): Promise<{ url: string; latencies: number[]; coun
     count: () => latencies.length,
     firstAt: () => first,
     lastAt: () => last,
+    reset: () => {
+      latencies.length = 0;
+      first = 0;
+      last = 0;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -160,6 +176,9 @@ export interface WebhookThroughputResult {
   deliveriesPerSecond: number;
   /** CPU time of the webhooks process per delivery, in microseconds (steadier than the rate on a shared machine). */
   cpuMicrosPerDelivery: number;
+  /** nats-server's and the receiver's (this process's) CPU time per delivery, microseconds. */
+  natsMicrosPerDelivery: number;
+  receiverMicrosPerDelivery: number;
   rawPostsPerSecond: number;
   ratio: number;
 }
@@ -180,26 +199,36 @@ export const benchWebhookThroughput = async (): Promise<WebhookThroughputResult>
     });
     const rawPostsPerSecond = events / ((performance.now() - rawStart) / 1000);
     await agent.close();
-    receiver.latencies.length = 0;
+    receiver.reset();
 
-    const { deliveriesPerSecond, cpuMicrosPerDelivery } = await withStack(async (nats, store, server) => {
+    const measured = await withStack(async (nats, store, server) => {
       const ids = await setUpInstances(nats, store, receiver.url, 'T');
       log(`webhooks: queueing ${events} events`);
       await pool(events, 100, (n) => appendMessage(store, ids[n % ids.length]!, n).then(() => undefined));
       const webhooks = await startWebhooks(server.url);
       try {
-        const started = performance.now();
-        const cpuAtStart = webhooks.cpuSeconds();
+        const natsCpu = (): number => processInfo(server.pid)?.cpuSeconds ?? 0;
+        const ownCpu = (): number => {
+          const usage = process.cpuUsage();
+          return (usage.user + usage.system) / 1e6;
+        };
+        // Sustained rate: from the first delivery (the process has started and caught up) to the last.
+        if (!(await waitUntil(() => receiver.count() > 0, 30_000))) throw new Error('no delivery within 30 s');
+        const atStart = { count: receiver.count(), at: receiver.firstAt(), webhooks: webhooks.cpuSeconds(), nats: natsCpu(), own: ownCpu() };
         if (!(await waitUntil(() => receiver.count() >= events, 120_000))) throw new Error(`only ${receiver.count()} of ${events} delivered`);
+        const measuredEvents = events - atStart.count;
+        const perDelivery = (seconds: number): number => (seconds / measuredEvents) * 1e6;
         return {
-          deliveriesPerSecond: events / ((receiver.lastAt() - Math.min(started, receiver.firstAt())) / 1000),
-          cpuMicrosPerDelivery: ((webhooks.cpuSeconds() - cpuAtStart) / events) * 1e6,
+          deliveriesPerSecond: (events - 1) / ((receiver.lastAt() - atStart.at) / 1000),
+          cpuMicrosPerDelivery: perDelivery(webhooks.cpuSeconds() - atStart.webhooks),
+          natsMicrosPerDelivery: perDelivery(natsCpu() - atStart.nats),
+          receiverMicrosPerDelivery: perDelivery(ownCpu() - atStart.own),
         };
       } finally {
         await webhooks.close();
       }
     });
-    return { events, deliveriesPerSecond, cpuMicrosPerDelivery, rawPostsPerSecond, ratio: deliveriesPerSecond / rawPostsPerSecond };
+    return { events, ...measured, rawPostsPerSecond, ratio: measured.deliveriesPerSecond / rawPostsPerSecond };
   } finally {
     await receiver.close();
   }
