@@ -13,6 +13,10 @@ describe('delivery client', () => {
     '/throttled': (res) => res.writeHead(429, { 'retry-after': '7' }).end(),
     '/error': (res) => res.writeHead(500).end('x'.repeat(100_000)),
     '/hang': (res) => hanging.push(res),
+    '/endless-body': (res) => {
+      res.writeHead(200).write('partial');
+      hanging.push(res);
+    },
   };
   let client: DeliveryClient;
   const seen: string[] = [];
@@ -52,6 +56,21 @@ describe('delivery client', () => {
     const outcome = await post('/hang');
     expect(outcome).toMatchObject({ kind: 'retry', error: expect.stringContaining('300 ms') });
     expect(outcome.durationMs).toBeLessThan(2_000);
+  });
+  it('counts a 2xx whose body never ends within the time limit as a failed attempt', async () => {
+    expect(await post('/endless-body')).toMatchObject({ kind: 'retry', error: expect.stringContaining('300 ms') });
+  });
+  it('keeps connections alive instead of opening one per delivery', async () => {
+    let opened = 0;
+    const count = (): void => void opened++;
+    server.on('connection', count);
+    try {
+      for (let i = 0; i < 20; i++) expect(await post('/ok')).toMatchObject({ kind: 'delivered' });
+    } finally {
+      server.off('connection', count);
+    }
+    // The next request may start before the previous connection is back in the pool: then a second one opens.
+    expect(opened).toBeLessThanOrEqual(2);
   });
   it('retries when the connection is refused', async () => {
     const refused = await client.deliver('http://127.0.0.1:1/', '{}', {});

@@ -1,4 +1,5 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { guardedLookup, isForbiddenAddress } from './ssrfGuard';
 import { parseRetryAfter } from './retrySchedule';
@@ -26,7 +27,87 @@ export interface DeliveryClientOptions {
   allowPrivateNetworks?: boolean;
 }
 
+/** At most this much of a response body is read; a longer one closes its connection (nobody needs it). */
 const MAX_BODY_READ = 1024;
+
+const outcomeOf = (status: number, retryAfter: string | string[] | undefined): Omit<DeliveryOutcome, 'durationMs'> => {
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  if (status === 410) return { kind: 'gone', status };
+  return {
+    kind: 'retry',
+    status,
+    retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, new Date()),
+    error: status >= 300 && status < 400 ? 'redirects are not followed' : `HTTP ${status}`,
+  };
+};
+
+const errorText = (error: unknown): string => {
+  const err = error as { code?: string; message?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  const message = err.message ?? String(error);
+  return code ? `${code}: ${message}` : message;
+};
+
+/**
+ * One POST on undici's low-level dispatch API: no stream or AbortSignal per request (the `request` API's cost at
+ * thousands of deliveries per second). A single timer bounds the whole attempt; the outcome is known from the
+ * status line, and the body is only drained (up to MAX_BODY_READ) so the connection can be reused.
+ */
+class AttemptHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private outcome: Omit<DeliveryOutcome, 'durationMs'> | null = null;
+  private read = 0;
+  private done = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly settle: (outcome: DeliveryOutcome) => void,
+  ) {
+    this.timer = setTimeout(() => {
+      const timeout = new Error(`no answer within ${timeoutMs} ms`);
+      if (this.controller) this.controller.abort(timeout);
+      this.finish({ kind: 'retry', error: timeout.message });
+    }, timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.done) controller.abort(new Error(`no answer within ${this.timeoutMs} ms`));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode >= 200) this.outcome = outcomeOf(statusCode, headers['retry-after']);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.read += chunk.length;
+    if (this.read <= MAX_BODY_READ) return;
+    // A long body: the outcome is known already; closing the connection is cheaper than reading it.
+    if (this.outcome) this.finish(this.outcome);
+    controller.abort(new Error('response body too long'));
+  }
+
+  onResponseEnd(): void {
+    this.finish(this.outcome ?? { kind: 'retry', error: 'no response status' });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  fail(error: unknown): void {
+    this.finish({ kind: 'retry', error: errorText(error) });
+  }
+
+  private finish(outcome: Omit<DeliveryOutcome, 'durationMs'>): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.settle({ ...outcome, durationMs: performance.now() - this.started });
+  }
+}
 
 /**
  * POSTs webhook bodies with undici over keep-alive connections. Redirects are not followed (a 3xx is a failure),
@@ -37,52 +118,41 @@ export const createDeliveryClient = (options: DeliveryClientOptions = {}): Deliv
   const agent = new Agent({
     keepAliveTimeout: 30_000,
     connections: 64,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    // The attempt's own timer (timeoutMs) ends it first; these are undici's safety net.
+    headersTimeout: timeoutMs + 1_000,
+    bodyTimeout: timeoutMs + 1_000,
     connect: options.allowPrivateNetworks ? { timeout: timeoutMs } : { timeout: timeoutMs, lookup: guardedLookup },
   });
   return {
-    async deliver(url, body, headers) {
-      const started = performance.now();
-      const elapsed = (): number => performance.now() - started;
-      // Connections to an IP literal skip DNS, so the guarded lookup never sees them: check them here.
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      if (!options.allowPrivateNetworks && isIP(host) && isForbiddenAddress(host)) {
-        return { kind: 'retry', error: `${host} is a private or reserved address, which is not allowed`, durationMs: elapsed() };
-      }
+    deliver(url, body, headers) {
+      let target: URL;
       try {
-        const response = await request(url, {
-          method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'wa-gateway-webhooks/1' },
-          body,
-          dispatcher: agent,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        let read = 0;
-        for await (const chunk of response.body) {
-          read += (chunk as Buffer).length;
-          if (read > MAX_BODY_READ) {
-            response.body.destroy();
-            break;
-          }
-        }
-        const status = response.statusCode;
-        if (status >= 200 && status < 300) return { kind: 'delivered', status, durationMs: elapsed() };
-        if (status === 410) return { kind: 'gone', status, durationMs: elapsed() };
-        const retryAfter = response.headers['retry-after'];
-        return {
-          kind: 'retry',
-          status,
-          retryAfterMs: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, new Date()),
-          error: status >= 300 && status < 400 ? 'redirects are not followed' : `HTTP ${status}`,
-          durationMs: elapsed(),
-        };
-      } catch (error) {
-        const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-        const code = err.code ?? err.cause?.code;
-        const message = err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' ? `no answer within ${timeoutMs} ms` : (err.message ?? String(error));
-        return { kind: 'retry', error: code ? `${code}: ${message}` : message, durationMs: elapsed() };
+        target = new URL(url);
+      } catch {
+        return Promise.resolve({ kind: 'retry', error: `invalid URL: ${url}`, durationMs: 0 });
       }
+      // Connections to an IP literal skip DNS, so the guarded lookup never sees them: check them here.
+      const host = target.hostname.replace(/^\[|\]$/g, '');
+      if (!options.allowPrivateNetworks && isIP(host) && isForbiddenAddress(host)) {
+        return Promise.resolve({ kind: 'retry', error: `${host} is a private or reserved address, which is not allowed`, durationMs: 0 });
+      }
+      return new Promise<DeliveryOutcome>((settle) => {
+        const handler = new AttemptHandler(timeoutMs, settle);
+        try {
+          agent.dispatch(
+            {
+              origin: target.origin,
+              path: `${target.pathname}${target.search}`,
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'wa-gateway-webhooks/1' },
+              body,
+            },
+            handler,
+          );
+        } catch (error) {
+          handler.fail(error);
+        }
+      });
     },
     close: async () => {
       if (!agent.closed && !agent.destroyed) await agent.close();
