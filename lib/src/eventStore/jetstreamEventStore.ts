@@ -15,6 +15,7 @@ import { TurnBatcher } from '../concurrency/turnBatcher';
 import { isAppError, unavailable } from '../errors';
 import type { NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
+import { JetStreamPublisher } from './jetStreamPublisher';
 import {
   assertPattern,
   assertStreamName,
@@ -68,12 +69,15 @@ export class JetStreamEventStore implements EventStore {
     }
   });
 
+  private readonly publisher: JetStreamPublisher;
+
   private constructor(
     private readonly nats: NatsHandle,
     options: JetStreamEventStoreOptions,
   ) {
     this.streamName = options.streamName ?? 'EVENTS';
     this.prefix = options.subjectPrefix ?? 'events';
+    this.publisher = new JetStreamPublisher(nats.nc, nats.timeoutMs);
   }
 
   /** Creates the stream when missing (or aligns its settings) and returns the store. */
@@ -86,13 +90,16 @@ export class JetStreamEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     assertStreamName(stream);
     if (events.length === 0) throw new Error('a commit holds at least one event');
-    const expect = options.expectedVersion === 'any' ? undefined : { lastSubjectSequence: options.expectedVersion };
+    const publish = {
+      msgId: options.commandId,
+      ...(options.expectedVersion === 'any' ? {} : { expectedLastSubjectSequence: options.expectedVersion }),
+    };
     const subject = this.subject(stream);
     const data = encodeCommit(events);
     const ack = await this.guard(
       () =>
         new Promise<PubAck>((resolve, reject) =>
-          this.writes.push(() => void this.nats.js.publish(subject, data, { msgID: options.commandId, expect }).then(resolve, reject)),
+          this.writes.push(() => void this.publisher.publish(subject, data, publish).then(resolve, reject)),
         ),
       stream,
       options,

@@ -12,6 +12,8 @@ export interface NatsHandle {
   readonly jsm: JetStreamManager;
   readonly kvm: Kvm;
   readonly serverVersion: string;
+  /** JetStream API and publish time-out (ms). */
+  readonly timeoutMs: number;
   isConnected(): boolean;
   /** Throws an `unavailable` AppError at once while the connection is down, instead of waiting for a timeout. */
   ensureConnected(): void;
@@ -66,6 +68,7 @@ export const connectNats = async ({ url, name, logger, timeoutMs = 5_000 }: Conn
     jsm,
     kvm: new Kvm(js),
     serverVersion,
+    timeoutMs,
     isConnected: () => connected && !nc.isClosed(),
     ensureConnected: () => {
       if (!connected || nc.isClosed()) throw unavailable('event_store_unavailable', 'The event store (NATS) is unreachable');
