@@ -12,3 +12,4 @@ export * from './secrets';
 export * from './validation';
 export * from './delivery';
 export * from './concurrency';
+export * from './leases';

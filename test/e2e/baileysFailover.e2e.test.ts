@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectNats, type NatsHandle } from '@wagw/lib';
-import { LeaseStore } from '../../services/sessions/src/ownership/leaseStore';
+import { connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
+import { SESSION_LEASE_BUCKET } from '../../services/sessions/src/config';
 import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
 import { decodeQr } from '../harness/qrCode';
@@ -47,7 +47,7 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
       },
     });
     nats = await connectNats({ url: stack.nats.url, name: 'baileys-failover-test', logger: testLogger('baileys-failover-test') });
-    leases = await LeaseStore.open(nats);
+    leases = await LeaseStore.open(nats, SESSION_LEASE_BUCKET);
   }, 60_000);
 
   afterAll(async () => {

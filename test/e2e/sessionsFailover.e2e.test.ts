@@ -1,6 +1,6 @@
-import { connectNats, type NatsHandle } from '@wagw/lib';
+import { connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
+import { SESSION_LEASE_BUCKET } from '../../services/sessions/src/config';
 import { KvSandboxLedger } from '../../services/sessions/src/connector/sandbox';
-import { LeaseStore } from '../../services/sessions/src/ownership/leaseStore';
 import { startStack, type TestStack } from '../harness/stack';
 import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsProcess';
 import { testLogger } from '../harness/logger';
@@ -28,7 +28,7 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
       },
     });
     nats = await connectNats({ url: stack.nats.url, name: 'failover-test', logger: testLogger('failover-test') });
-    leases = await LeaseStore.open(nats);
+    leases = await LeaseStore.open(nats, SESSION_LEASE_BUCKET);
     ledger = await KvSandboxLedger.open(nats);
   }, 60_000);
 

@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envOptional, envString } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 
+/** The KV bucket of instance leases (which sessions replica runs which instance). */
+export const SESSION_LEASE_BUCKET = 'session_leases';
+
 export interface SessionsConfig {
   natsUrl: string;
   grpcAddress: string;

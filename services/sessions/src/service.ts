@@ -4,23 +4,23 @@ import {
   createLogger,
   enableDefaultMetrics,
   JetStreamEventStore,
+  LeaseStore,
   loadSessionsProto,
+  Ownership,
   startGrpcServer,
   startOpsServer,
   type Logger,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
-import type { SessionsConfig } from './config';
+import { SESSION_LEASE_BUCKET, type SessionsConfig } from './config';
 import { BaileysConnector } from './connector/baileys';
 import type { Connector } from './connector/port';
 import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
 import { Dispatcher } from './dispatch/dispatcher';
 import { sessionsHandlers } from './grpc/sessionsHandlers';
 import { createMediaFetcher } from './media/mediaFetcher';
-import { LeaseStore } from './ownership/leaseStore';
 import { localOwnerOps } from './ownership/localOwnerOps';
 import { OwnerRouter } from './ownership/ownerRouter';
-import { Ownership } from './ownership/ownership';
 import { InstanceRegistry } from './registry/instanceRegistry';
 import { SessionManager } from './session/sessionManager';
 
@@ -48,7 +48,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
   const registry = new InstanceRegistry(events, logger);
   registry.start();
   await registry.catchUp(10_000);
-  const ownership = new Ownership(await LeaseStore.open(nats), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
+  const ownership = new Ownership(await LeaseStore.open(nats, SESSION_LEASE_BUCKET), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
   await ownership.start();
   const sessions = new SessionManager(connector, events, registry, ownership, logger);
   const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });

@@ -1,6 +1,5 @@
-import { AppError, isAppError, unavailable, type Logger, type MessageAccepted, type NatsHandle } from '@wagw/lib';
+import { AppError, isAppError, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
-import type { Ownership } from './ownership';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
 export interface OwnerOps {

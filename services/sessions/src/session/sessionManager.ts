@@ -11,9 +11,9 @@ import {
   type InstanceEvent,
   type Logger,
   type MessageEvent,
+  type Ownership,
 } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector, ReceiptStatus } from '../connector/port';
-import type { Ownership } from '../ownership/ownership';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import { reconnectDelayMs } from './reconnectPolicy';
 

@@ -1,12 +1,12 @@
-import { connectNats, type NatsHandle } from '@wagw/lib';
-import { startTestNats, type TestNats } from '../../../../test/harness/natsServer';
-import { testLogger } from '../../../../test/harness/logger';
+import { connectNats, type NatsHandle } from '../nats';
+import { startTestNats, type TestNats } from '../../../test/harness/natsServer';
+import { testLogger } from '../../../test/harness/logger';
 import { LeaseStore } from './leaseStore';
 import { Ownership } from './ownership';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('instance leases on a real nats-server', () => {
+describe('leases on a real nats-server', () => {
   let server: TestNats;
   let nats: NatsHandle;
   let store: LeaseStore;
@@ -15,7 +15,7 @@ describe('instance leases on a real nats-server', () => {
   beforeAll(async () => {
     server = await startTestNats();
     nats = await connectNats({ url: server.url, name: 'ownership-test', logger: testLogger('ownership') });
-    store = await LeaseStore.open(nats);
+    store = await LeaseStore.open(nats, 'test_leases');
   });
   afterAll(async () => {
     await nats.close();

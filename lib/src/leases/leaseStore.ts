@@ -1,8 +1,8 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { withNats, type NatsHandle } from '@wagw/lib';
+import { withNats, type NatsHandle } from '../nats';
 
-/** Who holds an instance's lease, and until when (the holder's clock, ms since the epoch). */
+/** Who holds an lease, and until when (the holder's clock, ms since the epoch). */
 export interface LeaseHolder {
   owner: string;
   until: number;
@@ -10,28 +10,26 @@ export interface LeaseHolder {
 
 /** A lease as last seen in the bucket; `revision` is what a compare-and-set takes. */
 export interface LeaseRecord extends LeaseHolder {
-  instanceId: string;
+  key: string;
   revision: number;
 }
-
-export const LEASE_BUCKET = 'session_leases';
 
 const parse = (entry: KvEntry): LeaseRecord | null => {
   if (entry.operation !== 'PUT') return null;
   try {
     const holder = entry.json<LeaseHolder>();
     if (typeof holder.owner !== 'string' || typeof holder.until !== 'number') return null;
-    return { instanceId: entry.key, owner: holder.owner, until: holder.until, revision: entry.revision };
+    return { key: entry.key, owner: holder.owner, until: holder.until, revision: entry.revision };
   } catch {
     return null;
   }
 };
 
 /**
- * Instance leases in a NATS KV bucket, one key per instance: taking one is `create` (or a compare-and-set over an
- * expired or released one), renewing is `update` at the revision last written. A lease carries its expiry, so a
- * replica that died is replaced once `until` has passed, whatever the server's own expiry timers do. Replicas are
- * assumed to have clocks within a second of each other (NTP).
+ * Leases in a NATS KV bucket, one key per leased thing (an instance, a role): taking one is `create` (or a
+ * compare-and-set over an expired or released one), renewing is `update` at the revision last written. A lease
+ * carries its expiry, so a replica that died is replaced once `until` has passed, whatever the server's own expiry
+ * timers do. Replicas are assumed to have clocks within a second of each other (NTP).
  */
 export class LeaseStore {
   private constructor(
@@ -39,12 +37,12 @@ export class LeaseStore {
     readonly kv: KV,
   ) {}
 
-  static async open(nats: NatsHandle, bucket = LEASE_BUCKET): Promise<LeaseStore> {
+  static async open(nats: NatsHandle, bucket: string): Promise<LeaseStore> {
     return new LeaseStore(nats, await withNats(nats, () => nats.kvm.create(bucket, { history: 1 })));
   }
 
-  async read(instanceId: string): Promise<LeaseRecord | null> {
-    const entry = await withNats(this.nats, () => this.kv.get(instanceId));
+  async read(key: string): Promise<LeaseRecord | null> {
+    const entry = await withNats(this.nats, () => this.kv.get(key));
     return entry ? parse(entry) : null;
   }
 
@@ -52,27 +50,27 @@ export class LeaseStore {
    * Takes the lease when nobody holds it, it has expired, or `owner` already holds it. Answers the new revision,
    * or null when another live replica holds it (or won a race for it).
    */
-  async tryAcquire(instanceId: string, owner: string, ttlMs: number, now = Date.now()): Promise<number | null> {
-    const entry = await withNats(this.nats, () => this.kv.get(instanceId));
+  async tryAcquire(key: string, owner: string, ttlMs: number, now = Date.now()): Promise<number | null> {
+    const entry = await withNats(this.nats, () => this.kv.get(key));
     const value = JSON.stringify({ owner, until: now + ttlMs } satisfies LeaseHolder);
     const current = entry ? parse(entry) : null;
     if (current && current.owner !== owner && current.until > now) return null;
-    return withNats(this.nats, () => unlessOvertaken(entry ? this.kv.update(instanceId, value, entry.revision) : this.kv.create(instanceId, value)));
+    return withNats(this.nats, () => unlessOvertaken(entry ? this.kv.update(key, value, entry.revision) : this.kv.create(key, value)));
   }
 
   /** Extends a held lease; null when it is no longer ours (someone took it over). */
-  async renew(instanceId: string, owner: string, revision: number, ttlMs: number, now = Date.now()): Promise<number | null> {
+  async renew(key: string, owner: string, revision: number, ttlMs: number, now = Date.now()): Promise<number | null> {
     const value = JSON.stringify({ owner, until: now + ttlMs } satisfies LeaseHolder);
-    return withNats(this.nats, () => unlessOvertaken(this.kv.update(instanceId, value, revision)));
+    return withNats(this.nats, () => unlessOvertaken(this.kv.update(key, value, revision)));
   }
 
   /** Gives a held lease up at once, so another replica can take it without waiting for the expiry. */
-  async release(instanceId: string, revision: number): Promise<void> {
-    await withNats(this.nats, () => unlessOvertaken(this.kv.delete(instanceId, { previousSeq: revision })));
+  async release(key: string, revision: number): Promise<void> {
+    await withNats(this.nats, () => unlessOvertaken(this.kv.delete(key, { previousSeq: revision })));
   }
 
   /** Every change to any lease, starting with the current state of each (deleted leases come as null). */
-  async watch(onChange: (instanceId: string, lease: LeaseRecord | null) => void): Promise<() => void> {
+  async watch(onChange: (key: string, lease: LeaseRecord | null) => void): Promise<() => void> {
     const iterator = await withNats(this.nats, () => this.kv.watch({ key: '>' }));
     void (async () => {
       for await (const entry of iterator) onChange(entry.key, parse(entry));

@@ -1,0 +1,2 @@
+export * from './leaseStore';
+export * from './ownership';

@@ -1,0 +1,143 @@
+import type { Logger } from '../log';
+import type { LeaseRecord, LeaseStore } from './leaseStore';
+
+export interface OwnershipOptions {
+  /** This replica's id, written into the leases it holds. */
+  replicaId: string;
+  /** How long a lease lasts without renewal: the longest a dead replica keeps what it held. */
+  ttlMs: number;
+  /** How often held leases are renewed (well under `ttlMs`). */
+  renewEveryMs: number;
+}
+
+interface Held {
+  revision: number;
+  /** When the lease was last written by us (our clock): past `ttlMs` we must assume it is gone. */
+  renewedAt: number;
+}
+
+/**
+ * The leases this replica holds: takes them, renews them all on a timer, gives them up, and reports the ones it
+ * lost (taken over after a partition, or unrenewable for longer than the TTL) so their work stops at once.
+ * It also keeps a live view of every replica's leases (a KV watch), so it can tell which keys nobody holds.
+ */
+export class Ownership {
+  private readonly held = new Map<string, Held>();
+  private readonly others = new Map<string, LeaseRecord>();
+  private readonly lostListeners = new Set<(key: string) => void>();
+  private readonly freedListeners = new Set<(key: string) => void>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopWatch: (() => void) | null = null;
+  private renewing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: LeaseStore,
+    readonly options: OwnershipOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  get replicaId(): string {
+    return this.options.replicaId;
+  }
+
+  async start(): Promise<void> {
+    this.stopWatch = await this.store.watch((key, lease) => this.observe(key, lease));
+    this.timer = setInterval(() => {
+      this.renewing = this.renewAll();
+    }, this.options.renewEveryMs);
+    this.timer.unref();
+  }
+
+  /** Stops renewing and gives every held lease up (a clean shutdown hands them over at once). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.renewing;
+    await Promise.all([...this.held.keys()].map((id) => this.release(id)));
+    this.stopWatch?.();
+  }
+
+  owns(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  ownedCount(): number {
+    return this.held.size;
+  }
+
+  /** Whether no live replica holds the lease, as far as the watch has seen. */
+  isFree(key: string, now = Date.now()): boolean {
+    if (this.held.has(key)) return false;
+    const lease = this.others.get(key);
+    return !lease || lease.until <= now;
+  }
+
+  /** The live replica (not this one) holding the lease, as far as the watch has seen, or null. */
+  holderOf(key: string, now = Date.now()): string | null {
+    const lease = this.others.get(key);
+    return lease && lease.until > now ? lease.owner : null;
+  }
+
+  /** Takes the lease (true), or finds another live replica holding it (false). */
+  async acquire(key: string): Promise<boolean> {
+    if (this.held.has(key)) return true;
+    const now = Date.now();
+    const revision = await this.store.tryAcquire(key, this.replicaId, this.options.ttlMs, now);
+    if (revision === null) return false;
+    this.held.set(key, { revision, renewedAt: now });
+    return true;
+  }
+
+  async release(key: string): Promise<void> {
+    const held = this.held.get(key);
+    if (!held) return;
+    this.held.delete(key);
+    await this.store.release(key, held.revision).catch((error: unknown) => this.logger.warn({ err: error, key }, 'releasing a lease failed; it expires by itself'));
+  }
+
+  /** Called when a held lease is lost: its work must stop now (another replica may have taken it). */
+  onLost(listener: (key: string) => void): void {
+    this.lostListeners.add(listener);
+  }
+
+  /** Called when another replica's lease is released (a clean shutdown), so this one can take it over at once. */
+  onFreed(listener: (key: string) => void): void {
+    this.freedListeners.add(listener);
+  }
+
+  private observe(key: string, lease: LeaseRecord | null): void {
+    if (lease && lease.owner !== this.replicaId) {
+      this.others.set(key, lease);
+      if (this.held.has(key)) this.lose(key, 'another replica wrote the lease');
+      return;
+    }
+    const wasOthers = this.others.delete(key);
+    if (!lease && wasOthers) for (const listener of this.freedListeners) listener(key);
+  }
+
+  private async renewAll(): Promise<void> {
+    const { ttlMs, replicaId } = this.options;
+    await Promise.all(
+      [...this.held].map(async ([key, held]) => {
+        const now = Date.now();
+        try {
+          const revision = await this.store.renew(key, replicaId, held.revision, ttlMs, now);
+          if (this.held.get(key) !== held) return;
+          if (revision === null) return this.lose(key, 'the lease was taken over');
+          held.revision = revision;
+          held.renewedAt = now;
+        } catch (error) {
+          if (this.held.get(key) !== held) return;
+          if (now - held.renewedAt >= ttlMs) return this.lose(key, 'the lease could not be renewed before it expired');
+          this.logger.warn({ err: error, key }, 'renewing a lease failed; retrying');
+        }
+      }),
+    );
+  }
+
+  private lose(key: string, why: string): void {
+    this.held.delete(key);
+    this.logger.warn({ key, why }, 'lease lost: stopping its work');
+    for (const listener of this.lostListeners) listener(key);
+  }
+}
