@@ -46,6 +46,8 @@ const CONFLICT_CODES = new Set<number>([
 ]);
 const READ_BATCH = 1_000;
 const READ_TIMEOUT_MS = 10_000;
+const FETCH_EXPIRES_MS = 2_000;
+const FETCH_RETRY_MS = 250;
 
 /**
  * The event store on NATS JetStream: one stream, one subject per aggregate, one message per commit.
@@ -156,7 +158,6 @@ export class JetStreamEventStore implements EventStore {
 
   async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
     const consumer = await this.guard(() => this.consumerFor(pattern, options));
-    const messages = await this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
     const decode = (m: JsMsg): Delivery => ({
       commit: this.decode(m),
       deliveryCount: m.info.deliveryCount,
@@ -164,12 +165,40 @@ export class JetStreamEventStore implements EventStore {
       nak: (delayMs?: number) => this.writes.push(() => m.nak(delayMs)),
       inProgress: () => this.writes.push(() => m.working()),
     });
+    if (options.durableName) return this.fetchLoop(consumer, options.batch ?? 256, decode);
+    const messages = await this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
     return {
       async *[Symbol.asyncIterator]() {
         for await (const m of messages) yield decode(m);
       },
       // stop(), not close(): close() waits for the iteration to end, which a paused reader never does.
       close: async () => messages.stop(),
+    };
+  }
+
+  /**
+   * A durable subscription as a loop of bounded pulls (one at a time, each ending when full or after
+   * FETCH_EXPIRES_MS). Closing ends the loop after the pull under way: everything the server sends to this
+   * subscriber is still handed out, so nothing is stranded in a dropped inbox until the ack wait runs out (what
+   * `consume()` does to messages in flight when it stops). Failed pulls (NATS restarting) are retried.
+   */
+  private fetchLoop(consumer: Consumer, batch: number, decode: (m: JsMsg) => Delivery): Subscription {
+    let closed = false;
+    return {
+      async *[Symbol.asyncIterator]() {
+        while (!closed) {
+          try {
+            const messages = await consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS });
+            for await (const m of messages) yield decode(m);
+          } catch {
+            if (!closed) await new Promise((resolve) => setTimeout(resolve, FETCH_RETRY_MS));
+          }
+        }
+      },
+      close: () => {
+        closed = true;
+        return Promise.resolve();
+      },
     };
   }
 

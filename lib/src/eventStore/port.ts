@@ -55,6 +55,10 @@ export interface Delivery {
 }
 
 export interface Subscription extends AsyncIterable<Delivery> {
+  /**
+   * Stops asking for more. A durable subscription still hands out what the store already sent it (its iteration
+   * ends after that, within a couple of seconds), so nothing waits for the ack wait after a clean shutdown.
+   */
   close(): Promise<void>;
 }
 
