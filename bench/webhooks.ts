@@ -172,9 +172,10 @@ export const benchWebhookLatency = async (): Promise<WebhookLatencyResult> => {
 };
 
 export interface WebhookThroughputResult {
+  replicas: number;
   events: number;
   deliveriesPerSecond: number;
-  /** CPU time of the webhooks process per delivery, in microseconds (steadier than the rate on a shared machine). */
+  /** CPU time of the webhooks processes per delivery, in microseconds (steadier than the rate on a shared machine). */
   cpuMicrosPerDelivery: number;
   /** nats-server's and the receiver's (this process's) CPU time per delivery, microseconds. */
   natsMicrosPerDelivery: number;
@@ -187,7 +188,7 @@ export interface WebhookThroughputResult {
  * The most deliveries/s: a backlog of events is queued, then the webhooks service delivers it all. Beside it, the
  * same receiver's capacity for plain keep-alive POSTs (undici, same concurrency, no NATS, no signing).
  */
-export const benchWebhookThroughput = async (): Promise<WebhookThroughputResult> => {
+export const benchWebhookThroughput = async (replicas: number): Promise<WebhookThroughputResult> => {
   const events = envPositiveInt('BENCH_WEBHOOK_EVENTS', 20_000);
   const receiver = await startReceiver();
   try {
@@ -205,7 +206,11 @@ export const benchWebhookThroughput = async (): Promise<WebhookThroughputResult>
       const ids = await setUpInstances(nats, store, receiver.url, 'T');
       log(`webhooks: queueing ${events} events`);
       await pool(events, 100, (n) => appendMessage(store, ids[n % ids.length]!, n).then(() => undefined));
-      const webhooks = await startWebhooks(server.url);
+      const started = await Promise.all(Array.from({ length: replicas }, () => startWebhooks(server.url)));
+      const webhooks = {
+        cpuSeconds: () => started.reduce((sum, replica) => sum + replica.cpuSeconds(), 0),
+        close: () => Promise.all(started.map((replica) => replica.close())),
+      };
       try {
         const natsCpu = (): number => processInfo(server.pid)?.cpuSeconds ?? 0;
         const ownCpu = (): number => {
@@ -228,7 +233,7 @@ export const benchWebhookThroughput = async (): Promise<WebhookThroughputResult>
         await webhooks.close();
       }
     });
-    return { events, ...measured, rawPostsPerSecond, ratio: measured.deliveriesPerSecond / rawPostsPerSecond };
+    return { replicas, events, ...measured, rawPostsPerSecond, ratio: measured.deliveriesPerSecond / rawPostsPerSecond };
   } finally {
     await receiver.close();
   }

@@ -39,6 +39,8 @@ export const testWebhooksConfig = (natsUrl: string, overrides: Partial<WebhooksC
   workerId: 'test-webhooks',
   batch: 16,
   ackWaitMs: 7_000,
+  leaderTtlMs: 2_000,
+  heartbeatMs: 200,
   ...overrides,
 });
 

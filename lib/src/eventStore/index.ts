@@ -3,3 +3,4 @@ export { JetStreamEventStore, type JetStreamEventStoreOptions } from './jetstrea
 export { InMemoryEventStore } from './inMemoryEventStore';
 export * from './commandHandler';
 export * from './projection';
+export { decodeCommit, encodeCommit } from './codec';

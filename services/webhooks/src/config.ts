@@ -18,6 +18,10 @@ export interface WebhooksConfig {
   ackWaitMs: number;
   /** Jobs pulled from NATS at a time. */
   batch: number;
+  /** How long the sequencer role stays with a replica that died (the pause of first attempts after a crash). */
+  leaderTtlMs: number;
+  /** How often a replica announces itself to the others; one silent for 3.5 intervals is gone. */
+  heartbeatMs: number;
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig => {
@@ -37,5 +41,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig
     workerId: envString(env, 'WEBHOOKS_WORKER_ID', `${hostname()}-${process.pid}`),
     batch: envInt(env, 'WEBHOOK_PULL_BATCH', 256),
     ackWaitMs: envInt(env, 'WEBHOOK_ACK_WAIT_MS', 60_000),
+    leaderTtlMs: envInt(env, 'WEBHOOK_LEADER_TTL_MS', 10_000),
+    heartbeatMs: envInt(env, 'WEBHOOK_HEARTBEAT_MS', 1_000),
   };
 };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   connectNats,
   createDeliveryClient,
@@ -7,7 +8,9 @@ import {
   gaugeFrom,
   JetStreamEventStore,
   KvWebhookSecretStore,
+  LeaseStore,
   loadWebhooksProto,
+  Ownership,
   parseSchedule,
   startGrpcServer,
   startOpsServer,
@@ -21,6 +24,15 @@ import { Attempter } from './worker/attempter';
 import { CircuitBreaker } from './worker/circuitBreaker';
 import { Deliverer, DELIVERER_DURABLE } from './worker/deliverer';
 import { Router } from './worker/router';
+import { Membership } from './cluster/membership';
+import { Sequencer } from './cluster/sequencer';
+import { serveWork, WorkSender } from './cluster/workChannel';
+
+/** The KV bucket of the sequencer's lease. */
+export const WEBHOOKS_LEASE_BUCKET = 'webhooks_leases';
+
+/** A member id for NATS subjects: the worker id's safe characters plus an incarnation (a restart is a new member). */
+const memberIdOf = (workerId: string): string => `${workerId.replace(/[^A-Za-z0-9_-]/g, '_')}-${randomBytes(4).toString('hex')}`;
 
 export interface RunningWebhooksService {
   grpcPort: number;
@@ -46,10 +58,20 @@ export const startWebhooksService = async (
   const now = (): Date => new Date();
   const attempter = new Attempter(secrets, client, breaker, { schedule, random: Math.random }, config.workerId, now);
   const ackWaitMs = Math.max(config.ackWaitMs, config.timeoutMs + 5_000);
-  const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, {
-    concurrency: config.concurrency,
-    batch: config.batch,
+  const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, { concurrency: config.concurrency });
+  const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
+  const sender = new WorkSender(nats.nc);
+  const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
+  const lease = new Ownership(
+    await LeaseStore.open(nats, WEBHOOKS_LEASE_BUCKET),
+    { replicaId: membership.self, ttlMs: config.leaderTtlMs, renewEveryMs: Math.max(100, Math.floor(config.leaderTtlMs / 4)) },
+    logger,
+  );
+  const sequencer = new Sequencer(events, lease, membership, sender, (instanceId, delivery) => router.handle(instanceId, delivery), logger, {
     ackWaitMs,
+    batch: config.batch,
+    claimEveryMs: Math.max(100, Math.min(1_000, Math.floor(config.leaderTtlMs / 4))),
+    drainTimeoutMs: config.timeoutMs + 5_000,
   });
   const deliverer = new Deliverer(deliveries, events, endpoints, attempter, breaker, logger, {
     random: Math.random,
@@ -58,7 +80,8 @@ export const startWebhooksService = async (
     ackWaitMs,
     now,
   });
-  await router.start();
+  membership.start();
+  await sequencer.start();
   await deliverer.start();
 
   const unregisterGauges = [
@@ -67,6 +90,7 @@ export const startWebhooksService = async (
       return info ? info.num_pending + info.num_ack_pending : 0;
     }),
     gaugeFrom('webhook_open_circuits', 'Endpoints whose circuit breaker is open', () => breaker.openCount()),
+    gaugeFrom('webhook_replicas', 'Webhooks replicas alive, as this one sees them', () => membership.aliveCount()),
   ];
 
   const grpc = await startGrpcServer(loadWebhooksProto().Webhooks.service, webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger), config.grpcAddress);
@@ -89,7 +113,13 @@ export const startWebhooksService = async (
       closed = true;
       await grpc.close();
       await ops.close();
-      await router.stop();
+      // Hand the sequencer role over, then finish the work this replica holds, taking no new instances meanwhile.
+      membership.drain();
+      await sequencer.stop();
+      await router.idle();
+      work.unsubscribe();
+      membership.stop();
+      sender.close();
       await deliverer.stop();
       await endpoints.stop();
       await client.close();

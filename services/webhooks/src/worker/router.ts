@@ -7,7 +7,6 @@ import {
   type EventStore,
   type Logger,
   type NewEvent,
-  type Subscription,
 } from '@wagw/lib';
 import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
@@ -16,19 +15,17 @@ import { webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
 
-
-export const ROUTER_DURABLE = 'webhooks-router';
+const MAX_PER_INSTANCE = 1_000;
 
 /**
- * Reads every domain event once (a durable consumer shared by all replicas) and makes the first attempt of each
- * webhook event of an instance whose webhook is on, in event order per instance. The domain event stays unacked
- * until the outcome is durable: a success is recorded on `<instance>.delivered.<id>`; anything else becomes a job on
- * `<instance>.delivery.<id>` for the deliverer (retries, dead letters). Records are idempotent (command id and
- * expected version 0), so a commit redelivered after a crash records nothing twice (it may be POSTed twice: at
+ * Makes the first attempt of each webhook event of an instance whose webhook is on, one event at a time per
+ * instance (the sequencer hands each instance's events to one replica, in event order). The domain event stays
+ * unacked until the outcome is durable: a success is recorded on `<instance>.delivered.<id>`; anything else becomes
+ * a job on `<instance>.delivery.<id>` for the deliverer (retries, dead letters). Records are idempotent (command id
+ * and expected version 0), so an event redelivered after a crash records nothing twice (it may be POSTed twice: at
  * least once). Events raised while the webhook is off are not delivered, then or later.
  */
 export class Router {
-  private subscription: Subscription | null = null;
   private readonly lanes: Lanes;
 
   constructor(
@@ -38,34 +35,20 @@ export class Router {
     private readonly attempter: Attempter,
     private readonly breaker: CircuitBreaker,
     private readonly logger: Logger,
-    private readonly options: { concurrency: number; batch: number; ackWaitMs: number },
+    options: { concurrency: number },
   ) {
     this.lanes = new Lanes(options.concurrency);
   }
 
-  async start(): Promise<void> {
-    this.subscription = await this.events.subscribe('>', { durableName: ROUTER_DURABLE, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
-    void this.run(this.subscription);
+  /** Queues an event behind the instance's earlier ones (handed back when too many wait already). */
+  handle(instanceId: string, delivery: StoreDelivery): void {
+    if (this.lanes.size(instanceId) >= MAX_PER_INSTANCE) return delivery.nak(1_000);
+    this.lanes.push(instanceId, () => this.route(instanceId, delivery));
   }
 
-  async stop(): Promise<void> {
-    await this.subscription?.close();
-    await this.lanes.idle();
-  }
-
-  private async run(subscription: Subscription): Promise<void> {
-    try {
-      for await (const delivery of subscription) {
-        const instanceId = delivery.commit.stream.split('.')[0]!;
-        if (this.lanes.size(instanceId) > 1_000) {
-          delivery.nak(1_000);
-          continue;
-        }
-        this.lanes.push(instanceId, () => this.route(instanceId, delivery));
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, 'router subscription ended');
-    }
+  /** Resolves when every event handed over so far has been worked on. */
+  idle(): Promise<void> {
+    return this.lanes.idle();
   }
 
   private async route(instanceId: string, delivery: StoreDelivery): Promise<void> {

@@ -1,0 +1,200 @@
+import { Gauge, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
+import { routeEvent } from './assignment';
+import type { Membership } from './membership';
+import type { WorkOutcome, WorkSender } from './workChannel';
+
+const ROUTER_DURABLE = 'webhooks-router';
+/** The key of the sequencer's lease: one replica at a time reads the event stream for first attempts. */
+const SEQUENCER_LEASE = 'sequencer';
+const HEARTBEAT_MS = 10_000;
+
+const leading = new Gauge({ name: 'webhook_sequencer_leader', help: '1 while this replica reads the event stream and assigns instances to replicas' });
+
+export interface SequencerOptions {
+  ackWaitMs: number;
+  batch: number;
+  /** How often a replica that does not lead tries to take the lead (a dead leader's lease must expire first). */
+  claimEveryMs: number;
+  /** How long a clean shutdown waits for the work it handed out. */
+  drainTimeoutMs: number;
+}
+
+/** One hand-out of a delivery to a replica; a delivery handed out again after its replica was lost is a new one. */
+interface Work {
+  delivery: Delivery;
+}
+
+/** An instance's events in the hands of one replica (in event order), and those waiting for it to finish. */
+interface InstanceState {
+  replica: string;
+  inFlight: Work[];
+  held: Delivery[];
+}
+
+/**
+ * Keeps each instance's webhooks in event order while N replicas share the work. One replica at a time (the holder
+ * of a lease) reads the domain events from the durable consumer and hands each instance's events to one replica
+ * (rendezvous hashing over the live replicas), itself included. An instance moves to another replica only when
+ * none of its events is being worked on, so two replicas never work on one instance's events at once. The original
+ * message stays unacked until the replica working on it answers; when a replica is gone, what it held is handed
+ * back to JetStream at once. When the leader dies, another takes the lease and JetStream redelivers what was unacked.
+ */
+export class Sequencer {
+  private subscription: Subscription | null = null;
+  /** The read loop of the current subscription: it ends after the messages already fetched have been handed out. */
+  private reading: Promise<void> = Promise.resolve();
+  private readonly instances = new Map<string, InstanceState>();
+  private readonly unfinished = new Set<Work>();
+  private readonly waiting = new Set<Delivery>();
+  private claimTimer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private claiming = false;
+  private stopped = false;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly lease: Ownership,
+    private readonly membership: Membership,
+    private readonly sender: WorkSender,
+    private readonly local: (instanceId: string, delivery: Delivery) => void,
+    private readonly logger: Logger,
+    private readonly options: SequencerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lease.onLost(() => void this.stepDown('the sequencer lease was lost'));
+    this.lease.onFreed(() => void this.claim());
+    this.membership.onGone((member) => this.reassign(member));
+    await this.lease.start();
+    this.claimTimer = setInterval(() => void this.claim(), this.options.claimEveryMs);
+    this.claimTimer.unref();
+    this.heartbeat = setInterval(() => {
+      this.unfinished.forEach((work) => work.delivery.inProgress());
+      this.waiting.forEach((delivery) => delivery.inProgress());
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+    await this.claim();
+  }
+
+  /** Stops reading, waits (bounded) for the work handed out, and hands the lease over. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.claimTimer) clearInterval(this.claimTimer);
+    await this.subscription?.close();
+    // Messages fetched before the close are still handed out (to the other replicas: this one drains).
+    await this.reading;
+    const deadline = Date.now() + this.options.drainTimeoutMs;
+    while (this.unfinished.size + this.waiting.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const work of this.unfinished) work.delivery.nak();
+    for (const delivery of this.waiting) delivery.nak();
+    this.unfinished.clear();
+    this.waiting.clear();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.subscription = null;
+    leading.set(0);
+    await this.lease.stop();
+  }
+
+  private async claim(): Promise<void> {
+    if (this.stopped || this.claiming || this.subscription) return;
+    this.claiming = true;
+    try {
+      if (!(await this.lease.acquire(SEQUENCER_LEASE))) return;
+      if (this.stopped) return;
+      const subscription = await this.events.subscribe('>', { durableName: ROUTER_DURABLE, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
+      this.subscription = subscription;
+      leading.set(1);
+      this.logger.info({ member: this.membership.self }, 'leading the webhooks sequencer');
+      this.reading = this.read(subscription);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'taking the sequencer lease failed; retrying');
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private async stepDown(why: string): Promise<void> {
+    const subscription = this.subscription;
+    if (!subscription) return;
+    this.subscription = null;
+    leading.set(0);
+    this.logger.warn({ why }, 'no longer leading the webhooks sequencer');
+    // Work handed out still ends (and is acked) normally; only new events are left to the new leader.
+    await subscription.close();
+  }
+
+  private async read(subscription: Subscription): Promise<void> {
+    try {
+      for await (const delivery of subscription) this.dispatch(delivery);
+    } catch (error) {
+      this.logger.error({ err: error }, 'sequencer subscription ended');
+      if (this.subscription === subscription) await this.stepDown('its subscription ended');
+    }
+  }
+
+  private dispatch(delivery: Delivery): void {
+    const instanceId = delivery.commit.stream.split('.')[0]!;
+    const current = this.instances.get(instanceId);
+    const route = routeEvent(instanceId, current && { replica: current.replica, outstanding: current.inFlight.length }, this.membership.usable(), this.membership.self);
+    if (route.kind === 'hold') {
+      current!.held.push(delivery);
+      this.waiting.add(delivery);
+      return;
+    }
+    // An instance with work in flight keeps its state (and replica); otherwise it starts afresh.
+    const state = current ?? { replica: route.replica, inFlight: [], held: [] };
+    this.instances.set(instanceId, state);
+    const work: Work = { delivery };
+    state.inFlight.push(work);
+    this.unfinished.add(work);
+    const finish = (outcome: WorkOutcome): void => this.finish(instanceId, state, work, outcome);
+    if (route.replica === this.membership.self) {
+      this.local(instanceId, {
+        commit: delivery.commit,
+        deliveryCount: delivery.deliveryCount,
+        ack: () => finish({ kind: 'ack' }),
+        nak: (delayMs?: number) => finish({ kind: 'nak', delayMs: delayMs ?? 0 }),
+        inProgress: () => delivery.inProgress(),
+      });
+    } else {
+      void this.sender.send(route.replica, delivery).then(finish);
+    }
+  }
+
+  private finish(instanceId: string, state: InstanceState, work: Work, outcome: WorkOutcome): void {
+    if (!this.unfinished.has(work)) return;
+    // The replica is gone: its work (this included) goes to another one, in order (see reassign).
+    if (outcome.kind === 'unreachable') return this.membership.unreachable(state.replica);
+    this.unfinished.delete(work);
+    if (outcome.kind === 'ack') work.delivery.ack();
+    else if (outcome.kind === 'nak') work.delivery.nak(outcome.delayMs);
+    else work.delivery.nak();
+    state.inFlight.splice(state.inFlight.indexOf(work), 1);
+    if (state.inFlight.length > 0 || this.instances.get(instanceId) !== state) return;
+    this.instances.delete(instanceId);
+    // Events held while the instance moved (or its replica drained) go to its new replica now, in their order.
+    this.redispatch(state.held.splice(0));
+  }
+
+  /**
+   * A replica is gone: the events it was working on (unacked, maybe half done) and those held for it go to other
+   * replicas now, in their order, instead of waiting for JetStream to redeliver them after the ack wait.
+   */
+  private reassign(member: string): void {
+    for (const [instanceId, state] of this.instances) {
+      if (state.replica !== member) continue;
+      this.instances.delete(instanceId);
+      state.inFlight.forEach((work) => this.unfinished.delete(work));
+      this.redispatch([...state.inFlight.map((work) => work.delivery), ...state.held]);
+    }
+    // Replies still awaited from it are void now (their deliveries were handed out again above).
+    this.sender.abandon(member);
+  }
+
+  private redispatch(deliveries: Delivery[]): void {
+    for (const delivery of deliveries) {
+      this.waiting.delete(delivery);
+      this.dispatch(delivery);
+    }
+  }
+}
