@@ -35,6 +35,7 @@ export class JetStreamPublisher {
   private readonly subscription: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private next = 0;
+  private closed = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -51,9 +52,10 @@ export class JetStreamPublisher {
     const h = headers();
     h.set('Nats-Msg-Id', options.msgId);
     if (options.expectedLastSubjectSequence !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(options.expectedLastSubjectSequence));
+    if (this.closed) return Promise.reject(unavailable('event_store_unavailable', 'The event store (NATS) connection was closed'));
     const id = ++this.next;
     return new Promise<PubAck>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, deadline: Date.now() + this.timeoutMs });
+      this.pending.set(id, { resolve, reject, deadline: performance.now() + this.timeoutMs });
       try {
         this.nc.publish(subject, data, { reply: `${this.inbox}.${id}`, headers: h });
       } catch (error) {
@@ -65,6 +67,7 @@ export class JetStreamPublisher {
 
   /** Stops listening; publishes still waiting fail. */
   private close(): void {
+    this.closed = true;
     clearInterval(this.sweeper);
     if (!this.subscription.isClosed()) this.subscription.unsubscribe();
     this.failAll(unavailable('event_store_unavailable', 'The event store (NATS) connection was closed'));
@@ -99,7 +102,7 @@ export class JetStreamPublisher {
   }
 
   private expire(): void {
-    const now = Date.now();
+    const now = performance.now();
     // Every publish gets the same time-out, so deadlines grow in insertion order: stop at the first one to come.
     for (const [id, waiting] of this.pending) {
       if (waiting.deadline > now) break;

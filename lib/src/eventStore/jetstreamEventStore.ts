@@ -13,6 +13,7 @@ import {
 import { nanos } from '@nats-io/transport-node';
 import { TurnBatcher } from '../concurrency/turnBatcher';
 import { isAppError, unavailable } from '../errors';
+import type { Logger } from '../log';
 import type { NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher } from './jetStreamPublisher';
@@ -38,6 +39,8 @@ export interface JetStreamEventStoreOptions {
   subjectPrefix?: string;
   /** How long a command id is remembered for idempotent retries (default 10 min). */
   duplicateWindowMs?: number;
+  /** Where a subscription reports pulls that fail (NATS restarting) and messages it skips. */
+  logger?: Logger;
 }
 
 const CONFLICT_CODES = new Set<number>([
@@ -46,7 +49,7 @@ const CONFLICT_CODES = new Set<number>([
 ]);
 const READ_BATCH = 1_000;
 const READ_TIMEOUT_MS = 10_000;
-const FETCH_EXPIRES_MS = 2_000;
+const FETCH_EXPIRES_MS = 1_000;
 const FETCH_RETRY_MS = 250;
 
 /**
@@ -72,11 +75,13 @@ export class JetStreamEventStore implements EventStore {
   });
 
   private readonly publisher: JetStreamPublisher;
+  private readonly logger: Logger | undefined;
 
   private constructor(
     private readonly nats: NatsHandle,
     options: JetStreamEventStoreOptions,
   ) {
+    this.logger = options.logger;
     this.streamName = options.streamName ?? 'EVENTS';
     this.prefix = options.subjectPrefix ?? 'events';
     this.publisher = new JetStreamPublisher(nats.nc, nats.timeoutMs);
@@ -165,7 +170,7 @@ export class JetStreamEventStore implements EventStore {
       nak: (delayMs?: number) => this.writes.push(() => m.nak(delayMs)),
       inProgress: () => this.writes.push(() => m.working()),
     });
-    if (options.durableName) return this.fetchLoop(consumer, options.batch ?? 256, decode);
+    if (options.durableName) return this.durableSubscription(consumer, options.batch ?? 256, decode, () => this.consumerFor(pattern, options));
     const messages = await this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
     return {
       async *[Symbol.asyncIterator]() {
@@ -177,27 +182,74 @@ export class JetStreamEventStore implements EventStore {
   }
 
   /**
-   * A durable subscription as a loop of bounded pulls (one at a time, each ending when full or after
-   * FETCH_EXPIRES_MS). Closing ends the loop after the pull under way: everything the server sends to this
-   * subscriber is still handed out, so nothing is stranded in a dropped inbox until the ack wait runs out (what
-   * `consume()` does to messages in flight when it stops). Failed pulls (NATS restarting) are retried.
+   * A durable subscription: a pump makes bounded pulls (one at a time, each ending when full or after
+   * FETCH_EXPIRES_MS, the next one only once the reader has taken most of the last) into a queue the reader takes
+   * from. Closing stops the pulls, lets the one under way finish (everything the server sent is received: nothing is
+   * stranded in a dropped inbox until the ack wait runs out, which is what `consume()` does when it stops), hands
+   * back at once what the reader did not take, and ends the iteration. Failed pulls (NATS restarting) are retried.
    */
-  private fetchLoop(consumer: Consumer, batch: number, decode: (m: JsMsg) => Delivery): Subscription {
+  private durableSubscription(consumer: Consumer, batch: number, decode: (m: JsMsg) => Delivery, recreate: () => Promise<Consumer>): Subscription {
+    const queue: JsMsg[] = [];
+    let wakeReader: (() => void) | null = null;
+    let wakePump: (() => void) | null = null;
     let closed = false;
+    let ended = false;
+    const logger = this.logger;
+    const pump = async (): Promise<void> => {
+      let failures = 0;
+      while (!closed) {
+        if (queue.length >= batch) {
+          await new Promise<void>((resolve) => (wakePump = resolve));
+          continue;
+        }
+        try {
+          const messages = await consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS });
+          failures = 0;
+          for await (const m of messages) {
+            queue.push(m);
+            wakeReader?.();
+          }
+        } catch (error) {
+          if (closed) break;
+          if (failures++ === 0) logger?.warn({ err: error }, 'pulling from a durable consumer failed; retrying');
+          await new Promise((resolve) => setTimeout(resolve, FETCH_RETRY_MS).unref());
+          // A consumer deleted from outside is created again (from its durable settings) after repeated failures.
+          if (failures % 20 === 0) consumer = await recreate().catch(() => consumer);
+        }
+      }
+    };
+    const pumping = pump();
     return {
       async *[Symbol.asyncIterator]() {
-        while (!closed) {
-          try {
-            const messages = await consumer.fetch({ max_messages: batch, expires: FETCH_EXPIRES_MS });
-            for await (const m of messages) yield decode(m);
-          } catch {
-            if (!closed) await new Promise((resolve) => setTimeout(resolve, FETCH_RETRY_MS));
+        for (;;) {
+          const m = queue.shift();
+          if (!m) {
+            if (ended) return;
+            await new Promise<void>((resolve) => (wakeReader = resolve));
+            wakeReader = null;
+            continue;
           }
+          if (queue.length < batch / 2) wakePump?.();
+          let delivery: Delivery;
+          try {
+            delivery = decode(m);
+          } catch (error) {
+            // Not a commit (written by something else): it would fail the same way every time.
+            logger?.error({ err: error, subject: m.subject, seq: m.seq }, 'skipping a message that is not a commit');
+            m.term();
+            continue;
+          }
+          yield delivery;
         }
       },
-      close: () => {
+      close: async () => {
+        if (closed) return;
         closed = true;
-        return Promise.resolve();
+        wakePump?.();
+        await pumping;
+        for (const m of queue.splice(0)) m.nak();
+        ended = true;
+        wakeReader?.();
       },
     };
   }

@@ -56,8 +56,9 @@ export interface Delivery {
 
 export interface Subscription extends AsyncIterable<Delivery> {
   /**
-   * Stops asking for more. A durable subscription still hands out what the store already sent it (its iteration
-   * ends after that, within a couple of seconds), so nothing waits for the ack wait after a clean shutdown.
+   * Stops asking for more. A durable subscription first receives what the store already sent it (a reader still
+   * iterating gets it), then hands back at once what the reader did not take, and ends its iteration; so after a
+   * clean shutdown nothing waits for the ack wait.
    */
   close(): Promise<void>;
 }

@@ -74,7 +74,9 @@ export class LeaseStore {
     const iterator = await withNats(this.nats, () => this.kv.watch({ key: '>' }));
     void (async () => {
       for await (const entry of iterator) onChange(entry.key, parse(entry));
-    })();
+    })().catch(() => {
+      // The watch ended with the connection: leases still work by compare-and-set; only the live view stops.
+    });
     return () => iterator.stop();
   }
 }

@@ -27,7 +27,7 @@ export const startInstancesService = async (
 ): Promise<RunningInstancesService> => {
   enableDefaultMetrics('instances');
   const nats = await connectNats({ url: config.natsUrl, name: 'instances', logger });
-  const store = await JetStreamEventStore.open(nats);
+  const store = await JetStreamEventStore.open(nats, { logger });
   const secrets = await KvWebhookSecretStore.open(nats);
   const directory = new InstanceDirectory(store, logger);
   directory.start();

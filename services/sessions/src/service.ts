@@ -44,7 +44,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
   } else {
     connector = await BaileysConnector.open(nats, logger, config.baileys);
   }
-  const events = await JetStreamEventStore.open(nats);
+  const events = await JetStreamEventStore.open(nats, { logger });
   const registry = new InstanceRegistry(events, logger);
   registry.start();
   await registry.catchUp(10_000);

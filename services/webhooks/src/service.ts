@@ -48,8 +48,8 @@ export const startWebhooksService = async (
   enableDefaultMetrics('webhooks');
   const schedule = config.retrySchedule ? parseSchedule(config.retrySchedule) : DEFAULT_RETRY_SCHEDULE;
   const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger });
-  const events = await JetStreamEventStore.open(nats);
-  const deliveries = await JetStreamEventStore.open(nats, { streamName: 'WEBHOOKS', subjectPrefix: 'webhooks' });
+  const events = await JetStreamEventStore.open(nats, { logger });
+  const deliveries = await JetStreamEventStore.open(nats, { streamName: 'WEBHOOKS', subjectPrefix: 'webhooks', logger });
   const secrets = await KvWebhookSecretStore.open(nats);
   const endpoints = new EndpointDirectory(events, logger);
   endpoints.start();
@@ -60,7 +60,7 @@ export const startWebhooksService = async (
   const ackWaitMs = Math.max(config.ackWaitMs, config.timeoutMs + 5_000);
   const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, { concurrency: config.concurrency });
   const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
-  const sender = new WorkSender(nats.nc);
+  const sender = new WorkSender(nats.nc, ackWaitMs);
   const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
   const lease = new Ownership(
     await LeaseStore.open(nats, WEBHOOKS_LEASE_BUCKET),
@@ -117,6 +117,10 @@ export const startWebhooksService = async (
       membership.drain();
       await sequencer.stop();
       await router.idle();
+      sequencer.close();
+      // The last answers to forwarded events leave (they are batched per turn) before this replica says it left.
+      await new Promise((resolve) => setImmediate(resolve));
+      await nats.nc.flush().catch(() => undefined);
       work.unsubscribe();
       membership.stop();
       sender.close();

@@ -25,19 +25,25 @@ describe('instance assignment', () => {
     const id = instances[0]!;
     const preferred = preferredReplica(id, ['a-1', 'b-2'])!;
     expect(routeEvent(id, undefined, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'send', replica: preferred });
-    expect(routeEvent(id, { replica: preferred, outstanding: 3 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'send', replica: preferred });
+    expect(routeEvent(id, { replica: preferred, outstanding: 3, held: 0 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'send', replica: preferred });
   });
 
   it('holds the events of an instance that moves until the other replica has finished its earlier ones', () => {
     const id = instances[1]!;
     const preferred = preferredReplica(id, ['a-1', 'b-2'])!;
     const other = preferred === 'a-1' ? 'b-2' : 'a-1';
-    expect(routeEvent(id, { replica: other, outstanding: 2 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'hold' });
-    expect(routeEvent(id, { replica: other, outstanding: 0 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'send', replica: preferred });
+    expect(routeEvent(id, { replica: other, outstanding: 2, held: 0 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'hold' });
+    expect(routeEvent(id, { replica: other, outstanding: 0, held: 0 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'send', replica: preferred });
+  });
+
+  it('keeps an event behind held ones even when the replica in charge is preferred again', () => {
+    const id = instances[2]!;
+    const preferred = preferredReplica(id, ['a-1', 'b-2'])!;
+    expect(routeEvent(id, { replica: preferred, outstanding: 1, held: 1 }, ['a-1', 'b-2'], 'a-1')).toEqual({ kind: 'hold' });
   });
 
   it('holds while the replica with earlier work is draining', () => {
-    expect(routeEvent(instances[1]!, { replica: 'b-2', outstanding: 1 }, ['a-1'], 'a-1')).toEqual({ kind: 'hold' });
+    expect(routeEvent(instances[1]!, { replica: 'b-2', outstanding: 1, held: 0 }, ['a-1'], 'a-1')).toEqual({ kind: 'hold' });
   });
 
   it('falls back to this replica when it knows of none', () => {

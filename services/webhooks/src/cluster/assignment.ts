@@ -25,10 +25,14 @@ export const preferredReplica = (instanceId: string, replicas: readonly string[]
   return best;
 };
 
-/** Where an instance's events are being worked on: one replica at a time, and how many it has not finished. */
+/**
+ * Where an instance's events are being worked on (one replica at a time), how many it has not finished, and how many
+ * later events wait for those.
+ */
 export interface InstanceWork {
   replica: string;
   outstanding: number;
+  held: number;
 }
 
 /**
@@ -43,6 +47,7 @@ export const routeEvent = (
   self: string,
 ): { kind: 'send'; replica: string } | { kind: 'hold' } => {
   const preferred = preferredReplica(instanceId, usable) ?? self;
-  if (current && current.outstanding > 0 && current.replica !== preferred) return { kind: 'hold' };
+  // Behind held events, an event waits too, even if the instance's replica is preferred again meanwhile.
+  if (current && (current.held > 0 || (current.outstanding > 0 && current.replica !== preferred))) return { kind: 'hold' };
   return { kind: 'send', replica: preferred };
 };

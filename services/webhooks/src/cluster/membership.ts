@@ -48,9 +48,14 @@ export class Membership {
       },
     });
     this.announce();
+    let lastTick = performance.now();
     this.timer = setInterval(() => {
+      // After a stall of this process (GC, CPU starvation) the others' heartbeats are still unread: judge next time.
+      const now = performance.now();
+      const late = now - lastTick > this.options.heartbeatMs * 2;
+      lastTick = now;
       this.announce();
-      this.expire();
+      if (!late) this.expire();
     }, this.options.heartbeatMs);
     this.timer.unref();
   }
@@ -103,11 +108,11 @@ export class Membership {
     if (typeof heartbeat.id !== 'string' || heartbeat.id === this.self) return;
     if (heartbeat.state === 'left') return this.forget(heartbeat.id, 'left');
     if (!this.seen.has(heartbeat.id)) this.logger.info({ member: heartbeat.id }, 'webhooks replica joined');
-    this.seen.set(heartbeat.id, { state: heartbeat.state === 'draining' ? 'draining' : 'up', at: Date.now() });
+    this.seen.set(heartbeat.id, { state: heartbeat.state === 'draining' ? 'draining' : 'up', at: performance.now() });
   }
 
   private expire(): void {
-    const oldest = Date.now() - this.options.heartbeatMs * 3.5;
+    const oldest = performance.now() - this.options.heartbeatMs * 3.5;
     for (const [id, member] of this.seen) if (member.at < oldest) this.forget(id, 'stopped announcing itself');
   }
 

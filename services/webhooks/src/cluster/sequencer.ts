@@ -10,18 +10,24 @@ const HEARTBEAT_MS = 10_000;
 
 const leading = new Gauge({ name: 'webhook_sequencer_leader', help: '1 while this replica reads the event stream and assigns instances to replicas' });
 
+/** What the sequencer needs of its collaborators (narrow, so tests can stand in for them). */
+export type SequencerLease = Pick<Ownership, 'start' | 'stop' | 'acquire' | 'owns' | 'onLost' | 'onFreed'>;
+export type SequencerMembers = Pick<Membership, 'self' | 'usable' | 'unreachable' | 'onGone'>;
+export type SequencerSender = Pick<WorkSender, 'send' | 'abandon'>;
+
 export interface SequencerOptions {
   ackWaitMs: number;
   batch: number;
   /** How often a replica that does not lead tries to take the lead (a dead leader's lease must expire first). */
   claimEveryMs: number;
-  /** How long a clean shutdown waits for the work it handed out. */
+  /** How long a clean shutdown waits for the work it handed to other replicas. */
   drainTimeoutMs: number;
 }
 
 /** One hand-out of a delivery to a replica; a delivery handed out again after its replica was lost is a new one. */
 interface Work {
   delivery: Delivery;
+  local: boolean;
 }
 
 /** An instance's events in the hands of one replica (in event order), and those waiting for it to finish. */
@@ -31,31 +37,41 @@ interface InstanceState {
   held: Delivery[];
 }
 
+/** The same delivery, marked as delivered again: whoever works on it first checks whether it was handled already. */
+const again = (delivery: Delivery): Delivery => ({
+  commit: delivery.commit,
+  deliveryCount: delivery.deliveryCount + 1,
+  ack: () => delivery.ack(),
+  nak: (delayMs?: number) => delivery.nak(delayMs),
+  inProgress: () => delivery.inProgress(),
+});
+
 /**
  * Keeps each instance's webhooks in event order while N replicas share the work. One replica at a time (the holder
  * of a lease) reads the domain events from the durable consumer and hands each instance's events to one replica
  * (rendezvous hashing over the live replicas), itself included. An instance moves to another replica only when
- * none of its events is being worked on, so two replicas never work on one instance's events at once. The original
- * message stays unacked until the replica working on it answers; when a replica is gone, what it held is handed
- * back to JetStream at once. When the leader dies, another takes the lease and JetStream redelivers what was unacked.
+ * none of its events is being worked on (later ones are held meanwhile), so two replicas never work on one
+ * instance's events at once. The original message stays unacked (kept in progress) until the replica working on it
+ * answers; when a replica is gone, its events go to another one at once, in order. When the leader dies, another
+ * takes the lease and JetStream redelivers what was unacked after the ack wait.
  */
 export class Sequencer {
   private subscription: Subscription | null = null;
   /** The read loop of the current subscription: it ends after the messages already fetched have been handed out. */
   private reading: Promise<void> = Promise.resolve();
+  private claiming: Promise<void> | null = null;
   private readonly instances = new Map<string, InstanceState>();
   private readonly unfinished = new Set<Work>();
   private readonly waiting = new Set<Delivery>();
   private claimTimer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  private claiming = false;
   private stopped = false;
 
   constructor(
-    private readonly events: EventStore,
-    private readonly lease: Ownership,
-    private readonly membership: Membership,
-    private readonly sender: WorkSender,
+    private readonly events: Pick<EventStore, 'subscribe'>,
+    private readonly lease: SequencerLease,
+    private readonly membership: SequencerMembers,
+    private readonly sender: SequencerSender,
     private readonly local: (instanceId: string, delivery: Delivery) => void,
     private readonly logger: Logger,
     private readonly options: SequencerOptions,
@@ -76,40 +92,56 @@ export class Sequencer {
     await this.claim();
   }
 
-  /** Stops reading, waits (bounded) for the work handed out, and hands the lease over. */
+  /**
+   * Stops reading and hands the lease over once the events already read are handed out and what other replicas
+   * hold is answered (bounded; the rest goes back to JetStream). Work on this replica itself keeps being kept in
+   * progress until `close()`, after the replica's own lanes are idle.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.claimTimer) clearInterval(this.claimTimer);
+    await this.claiming;
     await this.subscription?.close();
     // Messages fetched before the close are still handed out (to the other replicas: this one drains).
     await this.reading;
-    const deadline = Date.now() + this.options.drainTimeoutMs;
-    while (this.unfinished.size + this.waiting.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    for (const work of this.unfinished) work.delivery.nak();
-    for (const delivery of this.waiting) delivery.nak();
-    this.unfinished.clear();
-    this.waiting.clear();
-    if (this.heartbeat) clearInterval(this.heartbeat);
     this.subscription = null;
     leading.set(0);
+    const elsewhere = (): number => [...this.unfinished].filter((work) => !work.local).length + this.waiting.size;
+    const deadline = Date.now() + this.options.drainTimeoutMs;
+    while (elsewhere() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const work of [...this.unfinished].filter((w) => !w.local)) this.settle(work, { kind: 'lost' });
+    this.releaseHeld();
     await this.lease.stop();
   }
 
-  private async claim(): Promise<void> {
-    if (this.stopped || this.claiming || this.subscription) return;
-    this.claiming = true;
+  /** Stops keeping work in progress (call once this replica's lanes are idle). */
+  close(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  private claim(): Promise<void> {
+    this.claiming ??= this.tryToLead().finally(() => {
+      this.claiming = null;
+    });
+    return this.claiming;
+  }
+
+  private async tryToLead(): Promise<void> {
+    if (this.stopped || this.subscription) return;
     try {
       if (!(await this.lease.acquire(SEQUENCER_LEASE))) return;
-      if (this.stopped) return;
       const subscription = await this.events.subscribe('>', { durableName: ROUTER_DURABLE, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
+      // The lease may have been lost, or a shutdown begun, while subscribing.
+      if (this.stopped || !this.lease.owns(SEQUENCER_LEASE)) {
+        await subscription.close();
+        return;
+      }
       this.subscription = subscription;
       leading.set(1);
       this.logger.info({ member: this.membership.self }, 'leading the webhooks sequencer');
       this.reading = this.read(subscription);
     } catch (error) {
       this.logger.warn({ err: error }, 'taking the sequencer lease failed; retrying');
-    } finally {
-      this.claiming = false;
     }
   }
 
@@ -119,8 +151,16 @@ export class Sequencer {
     this.subscription = null;
     leading.set(0);
     this.logger.warn({ why }, 'no longer leading the webhooks sequencer');
-    // Work handed out still ends (and is acked) normally; only new events are left to the new leader.
+    // Work handed out still ends (and is acked) normally. Held events go back to JetStream for the new leader, who
+    // sends later events at once: holding on to them here would put them behind those.
+    this.releaseHeld();
     await subscription.close();
+  }
+
+  private releaseHeld(): void {
+    for (const state of this.instances.values()) state.held.splice(0);
+    for (const delivery of this.waiting) delivery.nak();
+    this.waiting.clear();
   }
 
   private async read(subscription: Subscription): Promise<void> {
@@ -135,7 +175,8 @@ export class Sequencer {
   private dispatch(delivery: Delivery): void {
     const instanceId = delivery.commit.stream.split('.')[0]!;
     const current = this.instances.get(instanceId);
-    const route = routeEvent(instanceId, current && { replica: current.replica, outstanding: current.inFlight.length }, this.membership.usable(), this.membership.self);
+    const work = current && { replica: current.replica, outstanding: current.inFlight.length, held: current.held.length };
+    const route = routeEvent(instanceId, work, this.membership.usable(), this.membership.self);
     if (route.kind === 'hold') {
       current!.held.push(delivery);
       this.waiting.add(delivery);
@@ -144,11 +185,12 @@ export class Sequencer {
     // An instance with work in flight keeps its state (and replica); otherwise it starts afresh.
     const state = current ?? { replica: route.replica, inFlight: [], held: [] };
     this.instances.set(instanceId, state);
-    const work: Work = { delivery };
-    state.inFlight.push(work);
-    this.unfinished.add(work);
-    const finish = (outcome: WorkOutcome): void => this.finish(instanceId, state, work, outcome);
-    if (route.replica === this.membership.self) {
+    const local = route.replica === this.membership.self;
+    const handout: Work = { delivery, local };
+    state.inFlight.push(handout);
+    this.unfinished.add(handout);
+    const finish = (outcome: WorkOutcome): void => this.finish(instanceId, state, handout, outcome);
+    if (local) {
       this.local(instanceId, {
         commit: delivery.commit,
         deliveryCount: delivery.deliveryCount,
@@ -165,10 +207,7 @@ export class Sequencer {
     if (!this.unfinished.has(work)) return;
     // The replica is gone: its work (this included) goes to another one, in order (see reassign).
     if (outcome.kind === 'unreachable') return this.membership.unreachable(state.replica);
-    this.unfinished.delete(work);
-    if (outcome.kind === 'ack') work.delivery.ack();
-    else if (outcome.kind === 'nak') work.delivery.nak(outcome.delayMs);
-    else work.delivery.nak();
+    this.settle(work, outcome);
     state.inFlight.splice(state.inFlight.indexOf(work), 1);
     if (state.inFlight.length > 0 || this.instances.get(instanceId) !== state) return;
     this.instances.delete(instanceId);
@@ -176,16 +215,24 @@ export class Sequencer {
     this.redispatch(state.held.splice(0));
   }
 
+  private settle(work: Work, outcome: WorkOutcome): void {
+    this.unfinished.delete(work);
+    if (outcome.kind === 'ack') work.delivery.ack();
+    else if (outcome.kind === 'nak') work.delivery.nak(outcome.delayMs);
+    else work.delivery.nak();
+  }
+
   /**
    * A replica is gone: the events it was working on (unacked, maybe half done) and those held for it go to other
-   * replicas now, in their order, instead of waiting for JetStream to redeliver them after the ack wait.
+   * replicas now, in their order, instead of waiting for JetStream to redeliver them after the ack wait. The ones it
+   * had in hand count as delivered again, so a record of an attempt it made is found and no POST is repeated.
    */
   private reassign(member: string): void {
     for (const [instanceId, state] of this.instances) {
       if (state.replica !== member) continue;
       this.instances.delete(instanceId);
       state.inFlight.forEach((work) => this.unfinished.delete(work));
-      this.redispatch([...state.inFlight.map((work) => work.delivery), ...state.held]);
+      this.redispatch([...state.inFlight.map((work) => again(work.delivery)), ...state.held]);
     }
     // Replies still awaited from it are void now (their deliveries were handed out again above).
     this.sender.abandon(member);

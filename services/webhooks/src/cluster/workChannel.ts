@@ -23,6 +23,7 @@ export type WorkOutcome = { kind: 'ack' } | { kind: 'nak'; delayMs: number } | {
 interface Pending {
   member: string;
   settle: (outcome: WorkOutcome) => void;
+  deadline: number;
 }
 
 const parseOutcome = (msg: Msg): WorkOutcome => {
@@ -36,15 +37,23 @@ const parseOutcome = (msg: Msg): WorkOutcome => {
 /**
  * Forwards events to the replica that works on their instance, over core NATS (in order: one publisher, one
  * subscriber), and learns how each ended from the reply. Replies come back on one wildcard inbox subscription.
+ * Core NATS delivers at most once: a request or reply lost (a reconnect) ends as `lost` after `timeoutMs`, so its
+ * event goes back to JetStream instead of being kept in progress forever.
  */
 export class WorkSender {
   private readonly inbox = createInbox();
   private readonly pending = new Map<number, Pending>();
   private readonly subscription: Subscription;
   private readonly writes = batchedWrites();
+  private readonly sweeper: NodeJS.Timeout;
   private next = 0;
 
-  constructor(private readonly nc: NatsConnection) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly timeoutMs: number,
+  ) {
+    this.sweeper = setInterval(() => this.expire(), Math.min(1_000, Math.max(50, Math.floor(timeoutMs / 4))));
+    this.sweeper.unref();
     this.subscription = nc.subscribe(`${this.inbox}.*`, {
       callback: (error, msg) => {
         if (error) return;
@@ -67,7 +76,7 @@ export class WorkSender {
     const id = ++this.next;
     const body = encodeCommit(commit.events);
     return new Promise<WorkOutcome>((settle) => {
-      this.pending.set(id, { member, settle });
+      this.pending.set(id, { member, settle, deadline: performance.now() + this.timeoutMs });
       this.writes.push(() => {
         try {
           this.nc.publish(workSubject(member), body, { reply: `${this.inbox}.${id}`, headers: h });
@@ -90,9 +99,20 @@ export class WorkSender {
   }
 
   close(): void {
+    clearInterval(this.sweeper);
     this.subscription.unsubscribe();
     for (const waiting of this.pending.values()) waiting.settle({ kind: 'lost' });
     this.pending.clear();
+  }
+
+  /** Forwards with no answer in time end as lost (deadlines grow in insertion order: stop at the first to come). */
+  private expire(): void {
+    const now = performance.now();
+    for (const [id, waiting] of this.pending) {
+      if (waiting.deadline > now) break;
+      this.pending.delete(id);
+      waiting.settle({ kind: 'lost' });
+    }
   }
 }
 
@@ -127,6 +147,7 @@ export const serveWork = (nc: NatsConnection, member: string, handle: (delivery:
       try {
         const delivery = forwardedDelivery(msg, writes);
         if (delivery) handle(delivery);
+        else msg.respond('nak:1000');
       } catch {
         // An undecodable message: handed back, so the original is delivered again.
         msg.respond('nak:1000');

@@ -49,6 +49,7 @@ export interface DelivererOptions {
  */
 export class Deliverer {
   private subscription: Subscription | null = null;
+  private running: Promise<void> = Promise.resolve();
   private readonly lanes: Lanes;
   private readonly held = new Set<StoreDelivery>();
   private readonly cache = new AggregateCache<DeliveryState>(50_000);
@@ -74,11 +75,13 @@ export class Deliverer {
     });
     this.heartbeat = setInterval(() => this.held.forEach((d) => d.inProgress()), HEARTBEAT_MS);
     this.heartbeat.unref();
-    void this.run(this.subscription);
+    this.running = this.run(this.subscription);
   }
 
   async stop(): Promise<void> {
     await this.subscription?.close();
+    // Jobs fetched before the close still reach the lanes, and are worked on before the lanes go idle.
+    await this.running;
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.lanes.idle();
   }

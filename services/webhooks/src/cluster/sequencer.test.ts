@@ -1,0 +1,175 @@
+import type { Delivery, Subscription } from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { preferredReplica } from './assignment';
+import { Sequencer, type SequencerLease, type SequencerMembers, type SequencerSender } from './sequencer';
+import type { WorkOutcome } from './workChannel';
+
+/** A subscription fed by the test. */
+class Feed implements Subscription {
+  private readonly items: Delivery[] = [];
+  private wake: (() => void) | null = null;
+  private closed = false;
+
+  push(delivery: Delivery): void {
+    this.items.push(delivery);
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Delivery> {
+    for (;;) {
+      const next = this.items.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (this.closed) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    return Promise.resolve();
+  }
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** An instance id whose preferred replica among `replicas` is `wanted`. */
+const instanceFor = (wanted: string, replicas: string[], skip = 0): string => {
+  const ids = Array.from({ length: 200 }, (_, i) => `I${String(i).padStart(19, '0')}`).filter((id) => preferredReplica(id, replicas) === wanted);
+  return ids[skip]!;
+};
+
+describe('sequencer', () => {
+  let feed: Feed;
+  let usable: string[];
+  let log: string[];
+  let sent: Array<{ member: string; delivery: Delivery; answer: (outcome: WorkOutcome) => void }>;
+  let local: Delivery[];
+  let goneListeners: Array<(member: string) => void>;
+  let sequencer: Sequencer;
+
+  const delivery = (instanceId: string, sequence: number): Delivery => ({
+    commit: { stream: `${instanceId}.instance`, sequence, commandId: `c${sequence}`, events: [] },
+    deliveryCount: 1,
+    ack: () => log.push(`ack ${sequence}`),
+    nak: () => log.push(`nak ${sequence}`),
+    inProgress: () => undefined,
+  });
+  const leave = (member: string): void => {
+    usable = usable.filter((m) => m !== member);
+    goneListeners.forEach((listener) => listener(member));
+  };
+
+  beforeEach(async () => {
+    feed = new Feed();
+    usable = ['me', 'b'];
+    log = [];
+    sent = [];
+    local = [];
+    goneListeners = [];
+    const lease: SequencerLease = {
+      start: () => Promise.resolve(),
+      stop: () => Promise.resolve(),
+      acquire: () => Promise.resolve(true),
+      owns: () => true,
+      onLost: () => undefined,
+      onFreed: () => undefined,
+    };
+    const members: SequencerMembers = {
+      self: 'me',
+      usable: () => usable,
+      unreachable: (member) => leave(member),
+      onGone: (listener) => void goneListeners.push(listener),
+    };
+    const sender: SequencerSender = {
+      send: (member, d) => new Promise<WorkOutcome>((answer) => sent.push({ member, delivery: d, answer })),
+      abandon: (member) => sent.filter((s) => s.member === member).forEach((s) => s.answer({ kind: 'lost' })),
+    };
+    sequencer = new Sequencer({ subscribe: () => Promise.resolve(feed) }, lease, members, sender, (_id, d) => void local.push(d), testLogger('sequencer'), {
+      ackWaitMs: 60_000,
+      batch: 10,
+      claimEveryMs: 60_000,
+      drainTimeoutMs: 50,
+    });
+    await sequencer.start();
+  });
+  afterEach(() => sequencer.close());
+
+  it("hands an instance's events to its replica, in order, and acks each once it is answered", async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    feed.push(delivery(id, 1));
+    feed.push(delivery(id, 2));
+    await settle();
+    expect(sent.map((s) => [s.member, s.delivery.commit.sequence])).toEqual([
+      ['b', 1],
+      ['b', 2],
+    ]);
+    sent[1]!.answer({ kind: 'ack' });
+    sent[0]!.answer({ kind: 'nak', delayMs: 1_000 });
+    await settle();
+    expect(log).toEqual(['ack 2', 'nak 1']);
+  });
+
+  it('holds the events of an instance that moves until its earlier ones are done, then sends them in order', async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    usable = ['me'];
+    feed.push(delivery(id, 1));
+    await settle();
+    expect(local.map((d) => d.commit.sequence)).toEqual([1]);
+    usable = ['me', 'b'];
+    feed.push(delivery(id, 2));
+    feed.push(delivery(id, 3));
+    await settle();
+    expect(sent).toHaveLength(0);
+    local[0]!.ack();
+    await settle();
+    expect(log).toEqual(['ack 1']);
+    expect(sent.map((s) => [s.member, s.delivery.commit.sequence])).toEqual([
+      ['b', 2],
+      ['b', 3],
+    ]);
+  });
+
+  it("hands a gone replica's unfinished events to another one in order, as delivered again, and ignores its late answers", async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    feed.push(delivery(id, 1));
+    feed.push(delivery(id, 2));
+    await settle();
+    leave('b');
+    await settle();
+    expect(local.map((d) => [d.commit.sequence, d.deliveryCount])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
+    expect(log).toEqual([]);
+    local.forEach((d) => d.ack());
+    await settle();
+    expect(log).toEqual(['ack 1', 'ack 2']);
+  });
+
+  it('takes a replica that nobody answers for (no responders) for gone at once', async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    feed.push(delivery(id, 1));
+    await settle();
+    sent[0]!.answer({ kind: 'unreachable' });
+    await settle();
+    expect(usable).toEqual(['me']);
+    expect(local.map((d) => d.commit.sequence)).toEqual([1]);
+  });
+
+  it("at a clean shutdown hands back what other replicas did not answer, but lets this replica's own work finish", async () => {
+    const remote = instanceFor('b', ['me', 'b']);
+    const own = instanceFor('me', ['me', 'b']);
+    feed.push(delivery(own, 1));
+    feed.push(delivery(remote, 2));
+    await settle();
+    await sequencer.stop();
+    expect(log).toEqual(['nak 2']);
+    local[0]!.ack();
+    expect(log).toEqual(['nak 2', 'ack 1']);
+  });
+});
