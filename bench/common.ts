@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,4 +141,17 @@ export const processInfo = (pid: number): ProcessInfo | null => {
   } catch {
     return null;
   }
+};
+
+/**
+ * SIGTERM, then SIGKILL after 30 s (a launcher stops its services first, each within 10 s); resolves once the
+ * process has exited.
+ */
+export const stopProcess = async (child: ChildProcess): Promise<void> => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
 };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@wagw/lib';
-import { envPositiveInt, log } from './common';
+import { envPositiveInt, log, stopProcess } from './common';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -28,14 +28,6 @@ const cannon = async (options: autocannon.Options): Promise<HttpResult> => {
   };
 };
 
-const stop = async (child: ChildProcess): Promise<void> => {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-};
 
 /** Waits for a child's stdout to match `pattern` (bounded). */
 const waitForOutput = (child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> =>
@@ -100,8 +92,8 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
     const send = await cannon({ url: `${base}/send`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
     return { bareGet, createInstance, barePost, send };
   } finally {
-    await stop(bare);
-    await stop(gateway);
+    await stopProcess(bare);
+    await stopProcess(gateway);
     rmSync(dataDir, { recursive: true, force: true });
   }
 };

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import {
   type MessageAccepted,
   type NatsHandle,
 } from '@wagw/lib';
-import { envPositiveInt, log, median, pool, processInfo, startBenchNats, type ProcessInfo } from './common';
+import { envPositiveInt, log, median, pool, processInfo, startBenchNats, stopProcess, type ProcessInfo } from './common';
 
 const ROOT = resolve(__dirname, '..');
 const SESSIONS_SCRIPT = join(ROOT, 'services/sessions/dist/main.js');
@@ -45,14 +45,6 @@ const waitForOutput = (stream: Readable | null, pattern: RegExp, timeoutMs: numb
     stream?.on('data', onData);
   });
 
-const stop = async (child: ChildProcess): Promise<void> => {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-};
 
 /** The processes whose parent is `ppid`. */
 const childrenOf = (ppid: number): ProcessInfo[] =>
@@ -263,7 +255,7 @@ export const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => 
   } finally {
     inspector?.close();
     await agent.close();
-    await stop(launcher);
+    await stopProcess(launcher);
     rmSync(dataDir, { recursive: true, force: true });
   }
 };

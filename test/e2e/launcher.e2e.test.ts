@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wagw/lib';
@@ -63,4 +63,57 @@ describe('launcher (the quickstart process tree)', () => {
     const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
     expect(stillServing).toBe(false);
   });
+});
+
+/** The pids and command lines of `ppid`'s children, from /proc. */
+const childrenOf = (ppid: number): Array<{ pid: number; cmdline: string }> =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return parent === ppid ? [{ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ') }] : [];
+      } catch {
+        return [];
+      }
+    });
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+describe('launcher killed with SIGKILL', () => {
+  it('leaves no service running: each notices the launcher is gone and shuts down', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-kill-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', WA_CONNECTOR: 'sandbox' };
+    delete env.NATS_URL;
+    delete env.AUTH_JWT_SECRET;
+    const launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let output = '';
+    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let nats: number[] = [];
+    try {
+      const ready = Date.now() + 45_000;
+      while (!output.includes('export TOKEN=') && Date.now() < ready) await new Promise((r) => setTimeout(r, 200));
+      const children = childrenOf(launcher.pid!);
+      nats = children.filter((c) => c.cmdline.includes('nats-server')).map((c) => c.pid);
+      const services = children.filter((c) => c.cmdline.includes('/dist/main.js')).map((c) => c.pid);
+      expect(services).toHaveLength(4);
+      launcher.kill('SIGKILL');
+      const deadline = Date.now() + 20_000;
+      while (services.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(services.filter(alive)).toEqual([]);
+    } finally {
+      if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGKILL');
+      // The local nats-server has no way to notice; the test ends what it started.
+      nats.forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL'));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

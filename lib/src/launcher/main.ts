@@ -40,7 +40,8 @@ const main = async (): Promise<void> => {
   const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freePort());
   const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freePort());
   const sessionsGrpcPort = envInt(env, 'SESSIONS_GRPC_PORT', 0) || (await freePort());
-  const common = { ...env, NATS_URL: natsUrl, AUTH_JWT_SECRET: jwtSecret };
+  // EXIT_WITH_PARENT: a service stops by itself when the launcher is gone (even SIGKILLed), so none is orphaned.
+  const common = { ...env, NATS_URL: natsUrl, AUTH_JWT_SECRET: jwtSecret, EXIT_WITH_PARENT: '1' };
   const services = [
     new Supervised(
       'instances',
@@ -74,7 +75,10 @@ const main = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.info('stopping');
-    for (const service of [...services].reverse()) await service.stop();
+    // The gateway first (no new requests), then the others together: each gets its own grace period, not a share.
+    const [gateway, ...backends] = [...services].reverse();
+    await gateway?.stop();
+    await Promise.all(backends.map((service) => service.stop()));
     await nats?.stop();
     process.exit(0);
   };
