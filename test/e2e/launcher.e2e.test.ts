@@ -88,19 +88,26 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/** Starts the launcher on `dataDir` and waits until it printed its token (at most 45 s). */
+const startLauncher = async (dataDir: string): Promise<ChildProcess> => {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', WA_CONNECTOR: 'sandbox' };
+  delete env.NATS_URL;
+  delete env.AUTH_JWT_SECRET;
+  const launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let output = '';
+  launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const ready = Date.now() + 45_000;
+  while (!output.includes('export TOKEN=') && Date.now() < ready) await new Promise((r) => setTimeout(r, 200));
+  return launcher;
+};
+
 describe('launcher killed with SIGKILL', () => {
-  it('leaves no service running: each notices the launcher is gone and shuts down', async () => {
+  it('leaves no service running, and the next start on the same DATA_DIR stops the orphaned nats-server first', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-kill-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', WA_CONNECTOR: 'sandbox' };
-    delete env.NATS_URL;
-    delete env.AUTH_JWT_SECRET;
-    const launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-    let output = '';
-    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const launcher = await startLauncher(dataDir);
+    let next: ChildProcess | null = null;
     let nats: number[] = [];
     try {
-      const ready = Date.now() + 45_000;
-      while (!output.includes('export TOKEN=') && Date.now() < ready) await new Promise((r) => setTimeout(r, 200));
       const children = childrenOf(launcher.pid!);
       nats = children.filter((c) => c.cmdline.includes('nats-server')).map((c) => c.pid);
       const services = children.filter((c) => c.cmdline.includes('/dist/main.js')).map((c) => c.pid);
@@ -109,9 +116,16 @@ describe('launcher killed with SIGKILL', () => {
       const deadline = Date.now() + 20_000;
       while (services.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       expect(services.filter(alive)).toEqual([]);
+      // The nats-server has no way to notice; a new launcher on the same store stops it before starting its own.
+      expect(nats.filter(alive)).toHaveLength(1);
+      next = await startLauncher(dataDir);
+      expect(nats.filter(alive)).toEqual([]);
+      expect(childrenOf(next.pid!).filter((c) => c.cmdline.includes('/dist/main.js'))).toHaveLength(4);
+      const exited = new Promise((r) => next!.once('exit', r));
+      next.kill('SIGINT');
+      await exited;
     } finally {
-      if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGKILL');
-      // The local nats-server has no way to notice; the test ends what it started.
+      for (const child of [launcher, next]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       nats.forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL'));
       rmSync(dataDir, { recursive: true, force: true });
     }

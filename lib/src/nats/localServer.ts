@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, connect as tcpConnect } from 'node:net';
 
 /** A nats-server process this product started (tests, benchmarks, the quickstart). */
@@ -62,6 +63,36 @@ const exited = (child: ChildProcess): Promise<void> =>
     else child.once('exit', () => resolve());
   });
 
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A nats-server left running on `storeDir` by a launcher that was killed (SIGKILL, OOM) is stopped first: two
+ * servers on one store would corrupt it. It is recognised by the pid file each server writes into its store, and
+ * only when that pid still runs nats-server on this very store.
+ */
+const stopStaleServer = async (storeDir: string, pidFile: string): Promise<void> => {
+  let pid: number;
+  let cmdline: string;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 1 || !cmdline.includes('nats-server') || !cmdline.includes(` ${storeDir} `)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 5_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+};
+
 /** True when a nats-server binary can be run. */
 export const natsServerAvailable = (binary = 'nats-server'): boolean =>
   spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
@@ -74,7 +105,9 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
   const host = options.host ?? '127.0.0.1';
   const port = options.port || (await freePort(host));
   mkdirSync(options.storeDir, { recursive: true });
-  const child = spawn(options.binary ?? 'nats-server', ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port)], {
+  const pidFile = join(options.storeDir, 'nats-server.pid');
+  await stopStaleServer(options.storeDir, pidFile);
+  const child = spawn(options.binary ?? 'nats-server', ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port), '-P', pidFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   killOnExit(child);
