@@ -18,9 +18,10 @@ export const unaryHandler =
     fn(call.request).then(
       (response) => callback(null, response),
       (error: unknown) => {
-        if (!(error instanceof AppError) || error.kind === 'internal' || error.kind === 'unavailable') {
-          logger.error({ err: error, method }, 'rpc failed');
-        }
+        // A bug is an error; a dependency that cannot answer now (a QR code not ready in time, NATS restarting)
+        // is a warning: the caller gets a 503 and retries. Caller mistakes (4xx) are not logged here.
+        if (!(error instanceof AppError) || error.kind === 'internal') logger.error({ err: error, method }, 'rpc failed');
+        else if (error.kind === 'unavailable') logger.warn({ err: error, method }, 'rpc answered unavailable');
         callback(toStatus(error));
       },
     );
