@@ -9,7 +9,8 @@ const batchedWrites = (): TurnBatcher<() => void> =>
       try {
         write();
       } catch {
-        // The connection closed meanwhile: the forwarding side sees this replica gone and hands the work on.
+        // The connection closed meanwhile: a forward ends as lost (see send); a missed answer ends as lost on the
+        // forwarding side, which then hands the work on.
       }
     }
   });
