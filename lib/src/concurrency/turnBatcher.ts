@@ -20,3 +20,20 @@ export class TurnBatcher<T> {
     });
   }
 }
+
+/**
+ * Writes to a connection (NATS publishes, acks) made in one event-loop turn, run together at its end: the NATS
+ * client flushes its buffer in a microtask, so writes made one per I/O callback would each cost a socket write
+ * (measured: 10-17 % of the sessions' and webhooks' CPU under load). A write that throws (its connection closed
+ * since) does not stop the others; whoever waits for its answer finds out (at least once). Costs one turn of latency.
+ */
+export const batchedWrites = (): TurnBatcher<() => void> =>
+  new TurnBatcher<() => void>((writes) => {
+    for (const write of writes) {
+      try {
+        write();
+      } catch {
+        // See above: the write's own caller handles a missing answer.
+      }
+    }
+  });

@@ -2,3 +2,4 @@ export * from './connection';
 export * from './localServer';
 export * from './serverVersion';
 export * from './guard';
+export * from './replyInbox';

@@ -1,31 +1,12 @@
-import { createInbox, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { decodeCommit, encodeCommit, TurnBatcher, type Delivery } from '@wagw/lib';
+import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { batchedWrites, decodeCommit, encodeCommit, ReplyInbox, type Delivery, type TurnBatcher } from '@wagw/lib';
 import { workSubject } from './membership';
-
-/** Publishes made in one event-loop turn go out in one socket write (one write per message measured 12 % of CPU). */
-const batchedWrites = (): TurnBatcher<() => void> =>
-  new TurnBatcher<() => void>((writes) => {
-    for (const write of writes) {
-      try {
-        write();
-      } catch {
-        // The connection closed meanwhile: a forward ends as lost (see send); a missed answer ends as lost on the
-        // forwarding side, which then hands the work on.
-      }
-    }
-  });
 
 /**
  * How a replica finished a forwarded event: acked, handed back (with a delay), lost with a replica that left, or
  * unreachable: nobody listens on the replica's subject any more (NATS answered "no responders"), so it is gone.
  */
 export type WorkOutcome = { kind: 'ack' } | { kind: 'nak'; delayMs: number } | { kind: 'lost' } | { kind: 'unreachable' };
-
-interface Pending {
-  member: string;
-  settle: (outcome: WorkOutcome) => void;
-  deadline: number;
-}
 
 const parseOutcome = (msg: Msg): WorkOutcome => {
   if (msg.headers?.hasError) return msg.headers.code === 503 ? { kind: 'unreachable' } : { kind: 'lost' };
@@ -37,83 +18,50 @@ const parseOutcome = (msg: Msg): WorkOutcome => {
 
 /**
  * Forwards events to the replica that works on their instance, over core NATS (in order: one publisher, one
- * subscriber), and learns how each ended from the reply. Replies come back on one wildcard inbox subscription.
- * Core NATS delivers at most once: a request or reply lost (a reconnect) ends as `lost` after `timeoutMs`, so its
- * event goes back to JetStream instead of being kept in progress forever.
+ * subscriber), and learns how each ended from the reply. Core NATS delivers at most once: a forward or answer lost
+ * (a reconnect) ends as `lost` after the inbox's time-out, so its event goes back to JetStream instead of being
+ * kept in progress forever.
  */
 export class WorkSender {
-  private readonly inbox = createInbox();
-  private readonly pending = new Map<number, Pending>();
-  private readonly subscription: Subscription;
+  private readonly inbox: ReplyInbox;
   private readonly writes = batchedWrites();
-  private readonly sweeper: NodeJS.Timeout;
-  private next = 0;
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly timeoutMs: number,
+    timeoutMs: number,
   ) {
-    this.sweeper = setInterval(() => this.expire(), Math.min(1_000, Math.max(50, Math.floor(timeoutMs / 4))));
-    this.sweeper.unref();
-    this.subscription = nc.subscribe(`${this.inbox}.*`, {
-      callback: (error, msg) => {
-        if (error) return;
-        const id = Number(msg.subject.slice(this.inbox.length + 1));
-        const waiting = this.pending.get(id);
-        if (!waiting) return;
-        this.pending.delete(id);
-        waiting.settle(parseOutcome(msg));
-      },
-    });
+    this.inbox = new ReplyInbox(nc, timeoutMs);
   }
 
-  send(member: string, delivery: Delivery): Promise<WorkOutcome> {
+  async send(member: string, delivery: Delivery): Promise<WorkOutcome> {
     const { commit } = delivery;
     const h = headers();
     h.set('Wagw-Stream', commit.stream);
     h.set('Wagw-Sequence', String(commit.sequence));
     h.set('Wagw-Command', commit.commandId);
     h.set('Wagw-Count', String(delivery.deliveryCount));
-    const id = ++this.next;
     const body = encodeCommit(commit.events);
-    return new Promise<WorkOutcome>((settle) => {
-      this.pending.set(id, { member, settle, deadline: performance.now() + this.timeoutMs });
-      this.writes.push(() => {
-        try {
-          this.nc.publish(workSubject(member), body, { reply: `${this.inbox}.${id}`, headers: h });
-        } catch (error) {
-          this.pending.delete(id);
-          settle({ kind: 'lost' });
-          throw error;
-        }
-      });
-    });
+    const reply = await this.inbox.request(
+      (subject, fail) =>
+        this.writes.push(() => {
+          try {
+            this.nc.publish(workSubject(member), body, { reply: subject, headers: h });
+          } catch {
+            fail();
+          }
+        }),
+      member,
+    );
+    return reply ? parseOutcome(reply) : { kind: 'lost' };
   }
 
   /** Everything still waiting on `member` (which is gone) ends as lost. */
   abandon(member: string): void {
-    for (const [id, waiting] of this.pending) {
-      if (waiting.member !== member) continue;
-      this.pending.delete(id);
-      waiting.settle({ kind: 'lost' });
-    }
+    this.inbox.abandon(member);
   }
 
   close(): void {
-    clearInterval(this.sweeper);
-    this.subscription.unsubscribe();
-    for (const waiting of this.pending.values()) waiting.settle({ kind: 'lost' });
-    this.pending.clear();
-  }
-
-  /** Forwards with no answer in time end as lost (deadlines grow in insertion order: stop at the first to come). */
-  private expire(): void {
-    const now = performance.now();
-    for (const [id, waiting] of this.pending) {
-      if (waiting.deadline > now) break;
-      this.pending.delete(id);
-      waiting.settle({ kind: 'lost' });
-    }
+    this.inbox.close();
   }
 }
 
