@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the project needs on a fresh Debian machine: nats-server (Debian's package) and the npm packages.
+# Installs what the project needs on a fresh Debian machine: a current nats-server and the npm packages.
 # Safe to run again: it only installs what is missing or out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,15 +10,8 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-if [ -z "${NATS_URL:-}" ] && ! command -v nats-server >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing nats-server (Debian package)..."
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
-  else
-    echo "nats-server is missing: run 'sudo apt-get install nats-server', or set NATS_URL to an existing server." >&2
-    exit 1
-  fi
-fi
+# A current nats-server (2.12.x, built with Go and cached), linked as .tools/nats-server.
+bash scripts/ensure-nats-server.sh >/dev/null
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "Installing npm packages..."

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalNatsServer, type LocalNatsServer } from '@wagw/lib';
+import { startLocalNatsCluster, startLocalNatsServer, type LocalNatsCluster, type LocalNatsServer } from '@wagw/lib';
 
 /**
  * A nats-server of the test's own on a free loopback port with a temporary store (never the machine's shared
@@ -37,6 +37,26 @@ export const startTestNats = async (): Promise<TestNats> => {
     dispose: async () => {
       await stop();
       rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** A 3-node (by default) JetStream cluster of the test's own on loopback, with temporary stores. */
+export interface TestNatsCluster extends LocalNatsCluster {
+  /** Stops every node and deletes the stores. */
+  dispose(): Promise<void>;
+}
+
+export const startTestNatsCluster = async (size = 3): Promise<TestNatsCluster> => {
+  const baseDir = mkdtempSync(join(tmpdir(), 'wagw-nats-cluster-'));
+  const cluster = await startLocalNatsCluster({ size, baseDir });
+  return {
+    ...cluster,
+    url: cluster.url,
+    nodes: cluster.nodes,
+    dispose: async () => {
+      await cluster.stop();
+      rmSync(baseDir, { recursive: true, force: true });
     },
   };
 };

@@ -3,3 +3,4 @@ export * from './localServer';
 export * from './serverVersion';
 export * from './guard';
 export * from './replyInbox';
+export * from './localCluster';

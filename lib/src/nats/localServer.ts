@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createServer, connect as tcpConnect } from 'node:net';
 
 /** A nats-server process this product started (tests, benchmarks, the quickstart). */
@@ -11,6 +11,8 @@ export interface LocalNatsServer {
   readonly storeDir: string;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
   stop(): Promise<void>;
+  /** SIGKILLs the server (a crash) and waits for it to exit. */
+  kill(): Promise<void>;
 }
 
 export interface LocalNatsOptions {
@@ -18,9 +20,12 @@ export interface LocalNatsOptions {
   /** 0 or absent: a free port. */
   port?: number;
   host?: string;
+  /** Default: `natsServerBinary()`. */
   binary?: string;
   /** Pipes the server's log to this stream (default: discarded). */
   log?: NodeJS.WritableStream;
+  /** More command-line arguments (a cluster node's name, cluster listen address and routes). */
+  extraArgs?: readonly string[];
 }
 
 /** Servers still running; killed when this process exits, so none outlives a crashed or force-exited parent. */
@@ -93,9 +98,25 @@ const stopStaleServer = async (storeDir: string, pidFile: string): Promise<void>
   if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 };
 
+/**
+ * The nats-server to run: `NATS_SERVER_BIN`, else the pinned current release that `scripts/ensure-nats-server.sh`
+ * builds and links as `.tools/nats-server` in the repository, else `nats-server` on the PATH (e.g. Debian's 2.9.10).
+ */
+export const natsServerBinary = (env: NodeJS.ProcessEnv = process.env): string => {
+  if (env.NATS_SERVER_BIN) return env.NATS_SERVER_BIN;
+  const linked = resolve(__dirname, '../../../.tools/nats-server');
+  return existsSync(linked) ? linked : 'nats-server';
+};
+
 /** True when a nats-server binary can be run. */
-export const natsServerAvailable = (binary = 'nats-server'): boolean =>
+export const natsServerAvailable = (binary = natsServerBinary()): boolean =>
   spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** The version a nats-server binary reports (`2.12.15`), or null when it cannot be run. */
+export const natsServerVersion = (binary = natsServerBinary()): string | null => {
+  const run = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  return run.status === 0 ? (/v?(\d+\.\d+\.\d+)/.exec(run.stdout)?.[1] ?? null) : null;
+};
 
 /**
  * Starts `nats-server -js` bound to loopback with its store in `storeDir`, and resolves once it accepts
@@ -107,7 +128,8 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
   mkdirSync(options.storeDir, { recursive: true });
   const pidFile = join(options.storeDir, 'nats-server.pid');
   await stopStaleServer(options.storeDir, pidFile);
-  const child = spawn(options.binary ?? 'nats-server', ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port), '-P', pidFile], {
+  const args = ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port), '-P', pidFile, ...(options.extraArgs ?? [])];
+  const child = spawn(options.binary ?? natsServerBinary(), args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   killOnExit(child);
@@ -120,7 +142,7 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
   }
   const spawnError = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new Error(`cannot start nats-server: ${error.message}`)));
-    child.once('exit', (code) => reject(new Error(`nats-server exited with code ${code ?? 'null'} during start-up`)));
+    child.once('exit', (code) => reject(new Error(`nats-server exited with code ${code ?? 'null'} during start-up (${args.join(' ')})`)));
   });
   spawnError.catch(() => undefined);
   const deadline = Date.now() + 10_000;
@@ -145,6 +167,12 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
       child.kill('SIGTERM');
       await exited(child);
       clearTimeout(kill);
+    },
+    kill: async () => {
+      child.removeAllListeners('exit');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited(child);
     },
   };
 };
