@@ -44,7 +44,7 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
   if (!Number.isInteger(options.size) || options.size < 2) throw new Error(`a cluster needs at least 2 nodes, got ${options.size}`);
   const host = options.host ?? '127.0.0.1';
   const names = Array.from({ length: options.size }, (_, i) => `n${i + 1}`);
-  const clientPorts = await Promise.all(names.map((_, i) => (options.ports?.[i] ? Promise.resolve(options.ports[i]!) : freePort(host))));
+  const clientPorts = await Promise.all(names.map((_, i) => (options.ports?.[i] ? Promise.resolve(options.ports[i]) : freePort(host))));
   const routePorts = await Promise.all(names.map(() => freePort(host)));
   const routes = routePorts.map((port) => `nats://${host}:${port}`).join(',');
   const start = (i: number): Promise<LocalNatsServer> =>
