@@ -28,3 +28,20 @@ export const envBool = (env: Env, name: string, fallback: boolean): boolean => {
   if (raw === 'false' || raw === '0') return false;
   throw invalidArgument('bad_config', `${name} must be true or false, got "${raw}"`);
 };
+
+/** Where a service finds NATS and how many copies its streams and buckets keep. */
+export interface NatsSettings {
+  /** `NATS_URL`: one server or a comma-separated list (every node of a cluster). */
+  natsUrl: string;
+  /** `NATS_REPLICAS` (default 1): replicas of every stream and KV bucket; 3 on a 3-node cluster. */
+  natsReplicas?: number;
+}
+
+/** `NATS_URL` (required: the launcher sets it when it starts nats-server itself) and `NATS_REPLICAS`. */
+export const natsSettingsFromEnv = (env: Env): Required<NatsSettings> => {
+  const natsUrl = envOptional(env, 'NATS_URL');
+  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
+  const natsReplicas = envInt(env, 'NATS_REPLICAS', 1);
+  if (natsReplicas < 1 || natsReplicas > 5) throw invalidArgument('bad_config', `NATS_REPLICAS must be from 1 to 5, got ${natsReplicas}`);
+  return { natsUrl, natsReplicas };
+};

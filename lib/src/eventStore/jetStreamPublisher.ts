@@ -1,6 +1,6 @@
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { JetStreamApiError, type PubAck } from '@nats-io/jetstream';
-import { unavailable } from '../errors';
+import { AppError, unavailable } from '../errors';
 import { ReplyInbox } from '../nats/replyInbox';
 
 export interface PublishOptions {
@@ -8,6 +8,16 @@ export interface PublishOptions {
   msgId: string;
   /** `Nats-Expected-Last-Subject-Sequence`: the publish fails unless the subject's last message has this sequence. */
   expectedLastSubjectSequence?: number;
+}
+
+/**
+ * No JetStream server took the publish (a 503 status: no stream leader listens on the subject, e.g. while a
+ * cluster elects a new one). Nothing was stored, so the publish may be repeated at once.
+ */
+export class PublishNotTakenError extends AppError {
+  constructor(description: string) {
+    super('unavailable', 'event_store_unavailable', `JetStream did not take the publish (${description})`);
+  }
 }
 
 interface PubAckBody {
@@ -33,6 +43,11 @@ export class JetStreamPublisher {
     this.inbox = new ReplyInbox(nc, timeoutMs);
   }
 
+  /** Publishes waiting for their acks fail now: the connection dropped, their acks cannot come. */
+  abandonAll(): void {
+    this.inbox.abandonAll();
+  }
+
   async publish(subject: string, data: string, options: PublishOptions): Promise<PubAck> {
     const h = headers();
     h.set('Nats-Msg-Id', options.msgId);
@@ -40,7 +55,7 @@ export class JetStreamPublisher {
     const msg = await this.inbox.request((reply) => this.nc.publish(subject, data, { reply, headers: h }));
     if (!msg) throw unavailable('event_store_unavailable', `JetStream did not acknowledge a publish within ${this.inbox.timeoutMs} ms (or the connection closed)`);
     // A status reply (503: no stream listens on the subject) has headers and no body.
-    if (msg.headers?.hasError) throw unavailable('event_store_unavailable', `JetStream did not take the publish (${msg.headers.code} ${msg.headers.description})`);
+    if (msg.headers?.hasError) throw new PublishNotTakenError(`${msg.headers.code} ${msg.headers.description}`);
     const body = JSON.parse(msg.string()) as PubAckBody;
     if (body.error) throw new JetStreamApiError({ code: body.error.code, err_code: body.error.err_code ?? 0, description: body.error.description ?? 'JetStream error' });
     if (!body.stream || typeof body.seq !== 'number') throw new Error('invalid JetStream publish ack');

@@ -1,6 +1,6 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { withNats, type NatsHandle } from '../nats';
+import { openKvBucket, withNats, type NatsHandle } from '../nats';
 
 /** Who holds an lease, and until when (the holder's clock, ms since the epoch). */
 export interface LeaseHolder {
@@ -38,7 +38,7 @@ export class LeaseStore {
   ) {}
 
   static async open(nats: NatsHandle, bucket: string): Promise<LeaseStore> {
-    return new LeaseStore(nats, await withNats(nats, () => nats.kvm.create(bucket, { history: 1 })));
+    return new LeaseStore(nats, await openKvBucket(nats, bucket));
   }
 
   async read(key: string): Promise<LeaseRecord | null> {

@@ -4,3 +4,5 @@ export * from './serverVersion';
 export * from './guard';
 export * from './replyInbox';
 export * from './localCluster';
+export * from './startupRetry';
+export * from './provision';

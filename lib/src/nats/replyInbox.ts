@@ -54,13 +54,18 @@ export class ReplyInbox {
     for (const [id, waiting] of this.pending) if (waiting.tag === tag) this.settle(id, null);
   }
 
+  /** Every request still waiting answers null now (its connection dropped: no reply can come any more). */
+  abandonAll(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, null);
+  }
+
   /** Stops listening; requests still waiting answer null. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweeper);
     if (!this.subscription.isClosed()) this.subscription.unsubscribe();
-    for (const id of [...this.pending.keys()]) this.settle(id, null);
+    this.abandonAll();
   }
 
   private answer(msg: Msg): void {

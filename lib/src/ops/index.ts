@@ -2,3 +2,4 @@ export * from './metrics';
 export * from './opsRoutes';
 export * from './opsServer';
 export * from './runMain';
+export * from './startup';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
-import { withNats, type NatsHandle } from '../nats';
+import { openKvBucket, withNats, type NatsHandle } from '../nats';
 
 /** Per-instance Standard Webhooks signing secrets (`whsec_` + base64 of 32 random bytes). Never in an event or a log. */
 export interface WebhookSecretStore {
@@ -19,7 +19,7 @@ export class KvWebhookSecretStore implements WebhookSecretStore {
   ) {}
 
   static async open(nats: NatsHandle, bucket = 'webhook_secrets'): Promise<KvWebhookSecretStore> {
-    const kv = await withNats(nats, () => nats.kvm.create(bucket, { history: 1 }));
+    const kv = await openKvBucket(nats, bucket);
     return new KvWebhookSecretStore(nats, kv);
   }
 

@@ -1,7 +1,6 @@
-import { envBool, envInt, envOptional, envString } from '@wagw/lib';
+import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 
-export interface InstancesConfig {
-  natsUrl: string;
+export interface InstancesConfig extends NatsSettings {
   /** gRPC listen address, host:port (port 0 = any free port). */
   grpcAddress: string;
   opsHost: string;
@@ -11,10 +10,8 @@ export interface InstancesConfig {
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfig => {
-  const natsUrl = envOptional(env, 'NATS_URL');
-  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
   return {
-    natsUrl,
+    ...natsSettingsFromEnv(env),
     grpcAddress: envString(env, 'INSTANCES_GRPC_ADDRESS', '127.0.0.1:50051'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envInt(env, 'OPS_PORT', 9101),

@@ -7,7 +7,7 @@ import {
   KvWebhookSecretStore,
   loadInstancesProto,
   startGrpcServer,
-  startOpsServer,
+  startBehindOps,
   type Logger,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
@@ -26,27 +26,28 @@ export const startInstancesService = async (
   logger: Logger = createLogger('instances'),
 ): Promise<RunningInstancesService> => {
   enableDefaultMetrics('instances');
-  const nats = await connectNats({ url: config.natsUrl, name: 'instances', logger });
-  const store = await JetStreamEventStore.open(nats, { logger });
-  const secrets = await KvWebhookSecretStore.open(nats);
-  const directory = new InstanceDirectory(store, logger);
-  directory.start();
-  const service = new InstancesService({
-    store,
-    secrets,
-    directory,
-    checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
-  });
-  const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(service, logger), config.grpcAddress);
-  const ops = await startOpsServer({
-    host: config.opsHost,
-    port: config.opsPort,
-    readiness: async () => {
+  const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
+    const nats = await connectNats({ url: config.natsUrl, name: 'instances', logger, replicas: config.natsReplicas });
+    startup.waitingFor('the event store and the secrets bucket');
+    const store = await JetStreamEventStore.open(nats, { logger });
+    const secrets = await KvWebhookSecretStore.open(nats);
+    const directory = new InstanceDirectory(store, logger);
+    directory.start();
+    const instances = new InstancesService({
+      store,
+      secrets,
+      directory,
+      checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
+    });
+    const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(instances, logger), config.grpcAddress);
+    startup.started(async () => {
       if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
       if (!(await directory.catchUp(1_000))) return { ready: false, reason: 'read model is catching up' };
       return { ready: true };
-    },
+    });
+    return { nats, directory, grpc };
   });
+  const { nats, directory, grpc } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'instances service started');
   return {
     grpcPort: grpc.port,

@@ -1,13 +1,12 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { envBool, envInt, envOptional, envString } from '@wagw/lib';
+import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 
 /** The KV bucket of instance leases (which sessions replica runs which instance). */
 export const SESSION_LEASE_BUCKET = 'session_leases';
 
-export interface SessionsConfig {
-  natsUrl: string;
+export interface SessionsConfig extends NatsSettings {
   grpcAddress: string;
   opsHost: string;
   opsPort: number;
@@ -34,12 +33,10 @@ export interface SessionsConfig {
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
-  const natsUrl = envOptional(env, 'NATS_URL');
-  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
   const connector = envString(env, 'WA_CONNECTOR', 'baileys');
   if (connector !== 'sandbox' && connector !== 'baileys') throw new Error(`WA_CONNECTOR must be baileys or sandbox, got '${connector}'`);
   return {
-    natsUrl,
+    ...natsSettingsFromEnv(env),
     grpcAddress: envString(env, 'SESSIONS_GRPC_ADDRESS', '127.0.0.1:50053'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envInt(env, 'OPS_PORT', 9103),

@@ -8,7 +8,7 @@ import {
   loadSessionsProto,
   Ownership,
   startGrpcServer,
-  startOpsServer,
+  startBehindOps,
   type Logger,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
@@ -35,41 +35,42 @@ export interface RunningSessionsService {
 /** Starts the sessions service: connector, sessions, dispatcher, gRPC and ops endpoints. */
 export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
   enableDefaultMetrics('sessions');
-  const nats = await connectNats({ url: config.natsUrl, name: 'sessions', logger });
-  let sandbox: SandboxPlatform | null = null;
-  let connector: Connector;
-  if (config.connector === 'sandbox') {
-    logger.warn('WA_CONNECTOR=sandbox: instances link to a simulated platform, not to WhatsApp');
-    connector = sandbox = new SandboxPlatform({ ...config.sandbox, ledger: await KvSandboxLedger.open(nats) });
-  } else {
-    connector = await BaileysConnector.open(nats, logger, config.baileys);
-  }
-  const events = await JetStreamEventStore.open(nats, { logger });
-  const registry = new InstanceRegistry(events, logger);
-  registry.start();
-  await registry.catchUp(10_000);
-  const ownership = new Ownership(await LeaseStore.open(nats, SESSION_LEASE_BUCKET), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
-  await ownership.start();
-  const sessions = new SessionManager(connector, events, registry, ownership, logger);
-  const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
-  const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
-    pacingMs: config.pacingMs,
-    ttlMs: config.sendTtlMs,
-    retryMs: 1_000,
-    ackWaitMs: config.dispatchAckWaitMs,
+  const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
+    const nats = await connectNats({ url: config.natsUrl, name: 'sessions', logger, replicas: config.natsReplicas });
+    startup.waitingFor('the event store, buckets and read models');
+    let sandbox: SandboxPlatform | null = null;
+    let connector: Connector;
+    if (config.connector === 'sandbox') {
+      logger.warn('WA_CONNECTOR=sandbox: instances link to a simulated platform, not to WhatsApp');
+      connector = sandbox = new SandboxPlatform({ ...config.sandbox, ledger: await KvSandboxLedger.open(nats) });
+    } else {
+      connector = await BaileysConnector.open(nats, logger, config.baileys);
+    }
+    const events = await JetStreamEventStore.open(nats, { logger });
+    const registry = new InstanceRegistry(events, logger);
+    registry.start();
+    await registry.catchUp(10_000);
+    const ownership = new Ownership(await LeaseStore.open(nats, SESSION_LEASE_BUCKET), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
+    await ownership.start();
+    const sessions = new SessionManager(connector, events, registry, ownership, logger);
+    const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
+    const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
+      pacingMs: config.pacingMs,
+      ttlMs: config.sendTtlMs,
+      retryMs: 1_000,
+      ackWaitMs: config.dispatchAckWaitMs,
+    });
+    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox), logger);
+    owner.start();
+    dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
+    await dispatcher.start();
+    sessions.startClaiming(config.claimEveryMs);
+    const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }));
+    const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
+    startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
+    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, media };
   });
-  const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox), logger);
-  owner.start();
-  dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
-  await dispatcher.start();
-  sessions.startClaiming(config.claimEveryMs);
-  const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }));
-  const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
-  const ops = await startOpsServer({
-    host: config.opsHost,
-    port: config.opsPort,
-    readiness: async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }),
-  });
+  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, media } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {

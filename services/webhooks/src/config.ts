@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
-import { envBool, envInt, envOptional, envString } from '@wagw/lib';
+import { envBool, envInt, envOptional, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 
-export interface WebhooksConfig {
-  natsUrl: string;
+export interface WebhooksConfig extends NatsSettings {
   grpcAddress: string;
   opsHost: string;
   opsPort: number;
@@ -25,10 +24,8 @@ export interface WebhooksConfig {
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig => {
-  const natsUrl = envOptional(env, 'NATS_URL');
-  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
   return {
-    natsUrl,
+    ...natsSettingsFromEnv(env),
     grpcAddress: envString(env, 'WEBHOOKS_GRPC_ADDRESS', '127.0.0.1:50052'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envInt(env, 'OPS_PORT', 9102),

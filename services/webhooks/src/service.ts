@@ -13,7 +13,7 @@ import {
   Ownership,
   parseSchedule,
   startGrpcServer,
-  startOpsServer,
+  startBehindOps,
   type Logger,
 } from '@wagw/lib';
 import { DeliveriesService } from './application/deliveriesService';
@@ -47,62 +47,63 @@ export const startWebhooksService = async (
 ): Promise<RunningWebhooksService> => {
   enableDefaultMetrics('webhooks');
   const schedule = config.retrySchedule ? parseSchedule(config.retrySchedule) : DEFAULT_RETRY_SCHEDULE;
-  const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger });
-  const events = await JetStreamEventStore.open(nats, { logger });
-  const deliveries = await JetStreamEventStore.open(nats, { streamName: 'WEBHOOKS', subjectPrefix: 'webhooks', logger });
-  const secrets = await KvWebhookSecretStore.open(nats);
-  const endpoints = new EndpointDirectory(events, logger);
-  endpoints.start();
-  const client = createDeliveryClient({ timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
-  const breaker = new CircuitBreaker(config.circuitThreshold, config.circuitCoolDownMs);
-  const now = (): Date => new Date();
-  const attempter = new Attempter(secrets, client, breaker, { schedule, random: Math.random }, config.workerId, now);
-  const ackWaitMs = Math.max(config.ackWaitMs, config.timeoutMs + 5_000);
-  const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, { concurrency: config.concurrency });
-  const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
-  const sender = new WorkSender(nats.nc, ackWaitMs);
-  const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
-  const lease = new Ownership(
-    await LeaseStore.open(nats, WEBHOOKS_LEASE_BUCKET),
-    { replicaId: membership.self, ttlMs: config.leaderTtlMs, renewEveryMs: Math.max(100, Math.floor(config.leaderTtlMs / 4)) },
-    logger,
-  );
-  const sequencer = new Sequencer(events, lease, membership, sender, (instanceId, delivery) => router.handle(instanceId, delivery), logger, {
-    ackWaitMs,
-    batch: config.batch,
-    claimEveryMs: Math.max(100, Math.min(1_000, Math.floor(config.leaderTtlMs / 4))),
-    drainTimeoutMs: config.timeoutMs + 5_000,
-  });
-  const deliverer = new Deliverer(deliveries, events, endpoints, attempter, breaker, logger, {
-    random: Math.random,
-    concurrency: config.concurrency,
-    batch: config.batch,
-    ackWaitMs,
-    now,
-  });
-  membership.start();
-  await sequencer.start();
-  await deliverer.start();
+  const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
+    const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger, replicas: config.natsReplicas });
+    startup.waitingFor('the event store, buckets and consumers');
+    const events = await JetStreamEventStore.open(nats, { logger });
+    const deliveries = await JetStreamEventStore.open(nats, { streamName: 'WEBHOOKS', subjectPrefix: 'webhooks', logger });
+    const secrets = await KvWebhookSecretStore.open(nats);
+    const endpoints = new EndpointDirectory(events, logger);
+    endpoints.start();
+    const client = createDeliveryClient({ timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
+    const breaker = new CircuitBreaker(config.circuitThreshold, config.circuitCoolDownMs);
+    const now = (): Date => new Date();
+    const attempter = new Attempter(secrets, client, breaker, { schedule, random: Math.random }, config.workerId, now);
+    const ackWaitMs = Math.max(config.ackWaitMs, config.timeoutMs + 5_000);
+    const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, { concurrency: config.concurrency });
+    const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
+    const sender = new WorkSender(nats.nc, ackWaitMs);
+    const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
+    const lease = new Ownership(
+      await LeaseStore.open(nats, WEBHOOKS_LEASE_BUCKET),
+      { replicaId: membership.self, ttlMs: config.leaderTtlMs, renewEveryMs: Math.max(100, Math.floor(config.leaderTtlMs / 4)) },
+      logger,
+    );
+    const sequencer = new Sequencer(events, lease, membership, sender, (instanceId, delivery) => router.handle(instanceId, delivery), logger, {
+      ackWaitMs,
+      batch: config.batch,
+      claimEveryMs: Math.max(100, Math.min(1_000, Math.floor(config.leaderTtlMs / 4))),
+      drainTimeoutMs: config.timeoutMs + 5_000,
+    });
+    const deliverer = new Deliverer(deliveries, events, endpoints, attempter, breaker, logger, {
+      random: Math.random,
+      concurrency: config.concurrency,
+      batch: config.batch,
+      ackWaitMs,
+      now,
+    });
+    membership.start();
+    await sequencer.start();
+    await deliverer.start();
 
-  const unregisterGauges = [
-    gaugeFrom('webhook_backlog', 'Deliveries waiting for an attempt or a retry (all replicas)', async () => {
-      const info = await nats.jsm.consumers.info(deliveries.streamName, DELIVERER_DURABLE).catch(() => null);
-      return info ? info.num_pending + info.num_ack_pending : 0;
-    }),
-    gaugeFrom('webhook_open_circuits', 'Endpoints whose circuit breaker is open', () => breaker.openCount()),
-    gaugeFrom('webhook_replicas', 'Webhooks replicas alive, as this one sees them', () => membership.aliveCount()),
-  ];
+    const unregisterGauges = [
+      gaugeFrom('webhook_backlog', 'Deliveries waiting for an attempt or a retry (all replicas)', async () => {
+        const info = await nats.jsm.consumers.info(deliveries.streamName, DELIVERER_DURABLE).catch(() => null);
+        return info ? info.num_pending + info.num_ack_pending : 0;
+      }),
+      gaugeFrom('webhook_open_circuits', 'Endpoints whose circuit breaker is open', () => breaker.openCount()),
+      gaugeFrom('webhook_replicas', 'Webhooks replicas alive, as this one sees them', () => membership.aliveCount()),
+    ];
 
-  const grpc = await startGrpcServer(loadWebhooksProto().Webhooks.service, webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger), config.grpcAddress);
-  const ops = await startOpsServer({
-    host: config.opsHost,
-    port: config.opsPort,
-    readiness: async () => {
+    const grpc = await startGrpcServer(loadWebhooksProto().Webhooks.service, webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger), config.grpcAddress);
+    startup.started(async () => {
       if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
       if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
       return { ready: true };
-    },
+    });
+    return { nats, grpc, membership, sequencer, router, sender, work, deliverer, endpoints, client, unregisterGauges };
   });
+  const { nats, grpc, membership, sequencer, router, sender, work, deliverer, endpoints, client, unregisterGauges } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'webhooks service started');
   let closed = false;
   return {

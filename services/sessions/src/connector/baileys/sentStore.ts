@@ -39,7 +39,7 @@ export class SentMessageStore {
   constructor(private readonly bucket: TextBucket) {}
 
   static async open(nats: NatsHandle, bucket = SENT_BUCKET, ttlMs = SENT_TTL_MS): Promise<SentMessageStore> {
-    return new SentMessageStore(await NatsTextBucket.open(nats, bucket, { ttl: ttlMs }));
+    return new SentMessageStore(await NatsTextBucket.open(nats, bucket, { ttlMs }));
   }
 
   async put(instanceId: string, waId: string, record: SentRecord): Promise<void> {

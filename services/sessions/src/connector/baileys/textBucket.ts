@@ -1,5 +1,5 @@
-import type { KV, KvOptions } from '@nats-io/kv';
-import { withNats, type NatsHandle } from '@wagw/lib';
+import type { KV } from '@nats-io/kv';
+import { openKvBucket, withNats, type KvBucketOptions, type NatsHandle } from '@wagw/lib';
 
 /**
  * The little the Baileys stores need from a key-value bucket: text values under NATS KV keys. The NATS KV bucket
@@ -22,8 +22,8 @@ export class NatsTextBucket implements TextBucket {
   ) {}
 
   /** Opens the bucket, creating it when missing. */
-  static async open(nats: NatsHandle, name: string, options: Partial<KvOptions> = {}): Promise<NatsTextBucket> {
-    return new NatsTextBucket(nats, await withNats(nats, () => nats.kvm.create(name, { history: 1, ...options })));
+  static async open(nats: NatsHandle, name: string, options: KvBucketOptions = {}): Promise<NatsTextBucket> {
+    return new NatsTextBucket(nats, await openKvBucket(nats, name, options));
   }
 
   async get(key: string): Promise<string | null> {
