@@ -1,5 +1,6 @@
+import { hostname } from 'node:os';
 import type { KV } from '@nats-io/kv';
-import { withNats, type NatsHandle } from '@wagw/lib';
+import { openKvBucket, withNats, type NatsHandle } from '@wagw/lib';
 
 /**
  * What the simulated platform remembers beyond one process: which number each instance is linked to, and which
@@ -12,6 +13,19 @@ export interface SandboxLedger {
   setLink(instanceId: string, number: string | null): Promise<void>;
   /** Takes the message id: false when the platform took it before (the send is a repeat). */
   takeMessageId(instanceId: string, messageId: string): Promise<boolean>;
+  /**
+   * The platform's own record of connections (optional): one went online, one ended. Only for audits, as the
+   * cluster drill's "never two live connections for one instance"; best effort, never delays a connection.
+   */
+  connectionOnline?(instanceId: string, connectionId: string, at: number): void;
+  connectionEnded?(instanceId: string, connectionId: string, at: number): void;
+}
+
+/** One connection as the platform saw it: who held it, when it went online, when it ended (absent: never seen ending). */
+export interface SandboxConnectionRecord {
+  holder: string;
+  online_at: number;
+  ended_at?: number;
 }
 
 /** Message ids remembered per instance in memory (the oldest are forgotten beyond it). */
@@ -41,6 +55,14 @@ export class MemorySandboxLedger implements SandboxLedger {
 }
 
 export const SANDBOX_BUCKET = 'sandbox_platform';
+/** The sandbox's KV buckets: links, taken message ids (`<instance>.<message>`), connections (`<instance>.<connection>`). */
+export const SANDBOX_LINKS_BUCKET = `${SANDBOX_BUCKET}_links`;
+export const SANDBOX_SENT_BUCKET = `${SANDBOX_BUCKET}_sent`;
+export const SANDBOX_CONNECTIONS_BUCKET = `${SANDBOX_BUCKET}_connections`;
+
+/** A connection record that cannot be written (NATS unavailable) is retried this often, this many times. */
+const JOURNAL_RETRY_MS = 500;
+const JOURNAL_ATTEMPTS = 60;
 
 /**
  * The ledger in a NATS KV bucket: `link.<instance>` = number, `sent.<instance>.<message>` = when it was taken
@@ -51,12 +73,23 @@ export class KvSandboxLedger implements SandboxLedger {
     private readonly nats: NatsHandle,
     private readonly links: KV,
     private readonly sent: KV,
+    private readonly connections: KV,
+    private readonly holder: string,
   ) {}
 
-  static async open(nats: NatsHandle, sentTtlMs = 7 * 24 * 3_600_000): Promise<KvSandboxLedger> {
-    const links = await withNats(nats, () => nats.kvm.create(`${SANDBOX_BUCKET}_links`, { history: 1 }));
-    const sent = await withNats(nats, () => nats.kvm.create(`${SANDBOX_BUCKET}_sent`, { history: 1, ttl: sentTtlMs }));
-    return new KvSandboxLedger(nats, links, sent);
+  /**
+   * `holder` names this process in the connection records; by default the sessions replica's id (SESSIONS_REPLICA_ID,
+   * read here because the cluster drill matches it with the replica it killed), else host and pid.
+   */
+  static async open(
+    nats: NatsHandle,
+    sentTtlMs = 7 * 24 * 3_600_000,
+    holder = process.env.SESSIONS_REPLICA_ID ?? `${hostname()}-${process.pid}`,
+  ): Promise<KvSandboxLedger> {
+    const links = await openKvBucket(nats, SANDBOX_LINKS_BUCKET);
+    const sent = await openKvBucket(nats, SANDBOX_SENT_BUCKET, { ttlMs: sentTtlMs });
+    const connections = await openKvBucket(nats, SANDBOX_CONNECTIONS_BUCKET, { ttlMs: sentTtlMs });
+    return new KvSandboxLedger(nats, links, sent, connections, holder);
   }
 
   async linkOf(instanceId: string): Promise<string | null> {
@@ -85,5 +118,52 @@ export class KvSandboxLedger implements SandboxLedger {
     const ids: string[] = [];
     for await (const key of keys) ids.push(key.slice(instanceId.length + 1));
     return ids;
+  }
+
+  private readonly journal = new Map<string, { record: SandboxConnectionRecord; writing: Promise<void> }>();
+
+  connectionOnline(instanceId: string, connectionId: string, at: number): void {
+    this.record(`${instanceId}.${connectionId}`, (r) => r ?? { holder: this.holder, online_at: at });
+  }
+
+  connectionEnded(instanceId: string, connectionId: string, at: number): void {
+    this.record(`${instanceId}.${connectionId}`, (r) => ({ ...(r ?? { holder: this.holder, online_at: at }), ended_at: at }));
+  }
+
+  /** Every connection of the instance the platform recorded. */
+  async connectionsOf(instanceId: string): Promise<Array<SandboxConnectionRecord & { id: string }>> {
+    const keys = await withNats(this.nats, () => this.connections.keys(`${instanceId}.*`));
+    const records: Array<SandboxConnectionRecord & { id: string }> = [];
+    for await (const key of keys) {
+      const entry = await withNats(this.nats, () => this.connections.get(key));
+      if (entry?.operation === 'PUT') records.push({ id: key.slice(instanceId.length + 1), ...entry.json<SandboxConnectionRecord>() });
+    }
+    return records;
+  }
+
+  /**
+   * Writes a connection's record, one write after the other per connection (an end never lands before its start),
+   * retried while NATS is unavailable (the drill kills NATS nodes), in the background.
+   */
+  private record(key: string, change: (record: SandboxConnectionRecord | undefined) => SandboxConnectionRecord): void {
+    const previous = this.journal.get(key);
+    const record = change(previous?.record);
+    const write = async (): Promise<void> => {
+      for (let attempt = 1; attempt <= JOURNAL_ATTEMPTS; attempt++) {
+        try {
+          await withNats(this.nats, () => this.connections.put(key, JSON.stringify(record)));
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, JOURNAL_RETRY_MS).unref());
+        }
+      }
+    };
+    const writing = (previous?.writing ?? Promise.resolve()).then(write);
+    const entry = { record, writing };
+    this.journal.set(key, entry);
+    // Forgotten once written (an ended connection gets no further change).
+    void writing.then(() => {
+      if (record.ended_at !== undefined && this.journal.get(key) === entry) this.journal.delete(key);
+    });
   }
 }

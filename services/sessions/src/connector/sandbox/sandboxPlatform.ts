@@ -1,4 +1,5 @@
 import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type Connector, type InboundMessage, type OutboundMessage, type ReceiptStatus } from '../port';
+import { randomBytes } from 'node:crypto';
 import { isDigits, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 
@@ -49,6 +50,8 @@ interface PendingReceipt {
 type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
 interface OpenConnection {
+  /** Names the connection in the ledger's connection records. */
+  readonly id: string;
   readonly instanceId: string;
   readonly emit: (event: ConnectionEvent) => void;
   stage: Stage;
@@ -106,7 +109,7 @@ export class SandboxPlatform implements Connector {
    */
   async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
     const number = await this.ledger.linkOf(instanceId);
-    const conn: OpenConnection = { instanceId, emit: onEvent, stage: 'linking', qr: null, timers: new Set(), receiptTimer: null };
+    const conn: OpenConnection = { id: randomBytes(6).toString('hex'), instanceId, emit: onEvent, stage: 'linking', qr: null, timers: new Set(), receiptTimer: null };
     const previous = this.open.get(instanceId);
     this.open.set(instanceId, conn);
     if (previous) this.end(previous, { type: 'disconnected', reason: 'replaced' });
@@ -197,6 +200,7 @@ export class SandboxPlatform implements Connector {
     this.clearTimers(conn);
     conn.stage = 'connected';
     conn.qr = null;
+    this.ledger.connectionOnline?.(conn.instanceId, conn.id, Date.now());
     conn.emit({ type: 'connected', number });
     this.scheduleReceipts(conn);
   }
@@ -305,6 +309,7 @@ export class SandboxPlatform implements Connector {
   /** Closes the connection for good (no event after `last`, which it reports when given). Idempotent. */
   private end(conn: OpenConnection, last?: ConnectionEvent): void {
     if (conn.stage === 'closed') return;
+    if (conn.stage === 'connected') this.ledger.connectionEnded?.(conn.instanceId, conn.id, Date.now());
     conn.stage = 'closed';
     conn.qr = null;
     this.clearTimers(conn);
