@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { freePort } from '@wagw/lib';
-
-const MAIN = join(resolve(__dirname, '../..'), 'services/sessions/dist/main.js');
+import { startServiceProcess } from './serviceProcess';
 
 /** A sessions replica in a process of its own (built by `npm test`), to be killed as a crash would. */
 export interface SessionsProcess {
@@ -15,14 +12,13 @@ export interface SessionsProcess {
   stop(): Promise<void>;
 }
 
-const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
-
 export const startSessionsProcess = async (natsUrl: string, replicaId: string, env: Record<string, string> = {}): Promise<SessionsProcess> => {
   const grpcPort = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
+  const process = await startServiceProcess({
+    service: 'sessions',
+    label: replicaId,
+    startTimeoutMs: 20_000,
     env: {
-      ...process.env,
       NATS_URL: natsUrl,
       SESSIONS_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`,
       OPS_PORT: '0',
@@ -31,30 +27,6 @@ export const startSessionsProcess = async (natsUrl: string, replicaId: string, e
       LOG_LEVEL: 'info',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('sessions service started')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`sessions replica ${replicaId} did not start:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    replicaId,
-    grpcPort,
-    pid: child.pid!,
-    crash: async () => {
-      child.kill('SIGKILL');
-      await exited(child);
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited(child);
-    },
-  };
+  return { replicaId, grpcPort, pid: process.pid, crash: () => process.crash(), stop: () => process.stop() };
 };
