@@ -61,3 +61,22 @@ export interface DrillTarget {
   /** Progress lines (optional; default: nothing). */
   log?(line: string): void;
 }
+
+export interface DrillOptions {
+  /** Linked instances, each with its webhook. */
+  instances: number;
+  /** Per instance: least time between the starts of two sends. */
+  sendEveryMs: number;
+  /** Load before the first kill, between kills, and after the restarts. */
+  warmupMs: number;
+  betweenKillsMs: number;
+  afterRestartsMs: number;
+  /** How long the drill waits for sends to be accepted again after the leader kill before it moves on anyway. */
+  recoveryWaitMs: number;
+  /** How long the drill waits for everything accepted to be sent, in the histories and on the webhooks. */
+  convergeTimeoutMs: number;
+  /** A message the platform took this long before a sessions replica was killed may lack its receipts. */
+  receiptGraceMs: number;
+}
+
+export { runDrill, DEFAULT_DRILL_OPTIONS, type DrillReport } from './run';
