@@ -20,6 +20,7 @@ import type { Logger } from '../log';
 import { ensureStream, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
+import { rangeReaderFor, type RangeReader } from './jetStreamReader';
 import {
   assertPattern,
   assertStreamName,
@@ -51,8 +52,6 @@ const CONFLICT_CODES = new Set<number>([
   JetStreamApiCodes.StreamWrongLastSequence,
   JetStreamApiCodes.StreamWrongLastSequenceUnknown,
 ]);
-const READ_BATCH = 1_000;
-const READ_TIMEOUT_MS = 10_000;
 const FETCH_EXPIRES_MS = 1_000;
 const FETCH_RETRY_MS = 250;
 /** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
@@ -69,6 +68,7 @@ export class JetStreamEventStore implements EventStore {
   private readonly writes = batchedWrites();
 
   private readonly publisher: JetStreamPublisher;
+  private readonly readRange: RangeReader;
   private readonly logger: Logger | undefined;
 
   private constructor(
@@ -79,6 +79,7 @@ export class JetStreamEventStore implements EventStore {
     this.streamName = options.streamName ?? 'EVENTS';
     this.prefix = options.subjectPrefix ?? 'events';
     this.publisher = new JetStreamPublisher(nats.nc, nats.timeoutMs);
+    this.readRange = rangeReaderFor(nats, this.streamName);
     nats.onDisconnect(() => this.publisher.abandonAll());
   }
 
@@ -167,23 +168,7 @@ export class JetStreamEventStore implements EventStore {
     const end = await this.version(pattern);
     if (end < from || limit <= 0) return { commits: [], nextSequence: null };
     return this.guard(async () => {
-      const consumer = await this.nats.js.consumers.get(this.streamName, {
-        filter_subjects: this.subject(pattern),
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: from,
-      });
-      const messages = await consumer.consume({ max_messages: Math.min(READ_BATCH, limit) });
-      const commits: Commit[] = [];
-      const timer = setTimeout(() => messages.stop(), READ_TIMEOUT_MS);
-      try {
-        for await (const m of messages) {
-          commits.push(this.decode(m));
-          if (m.seq >= end || commits.length >= limit) break;
-        }
-      } finally {
-        clearTimeout(timer);
-        messages.stop();
-      }
+      const commits = await this.readRange(this.subject(pattern), from, end, limit, (m) => decodeCommit(this.streamOf(m.subject), m.seq, m.commandId, m.data));
       const last = commits.at(-1)?.sequence ?? 0;
       if (last < end && commits.length < limit) {
         throw unavailable('event_store_unavailable', 'The event store did not answer a read in time');
@@ -308,8 +293,12 @@ export class JetStreamEventStore implements EventStore {
     return js.consumers.get(this.streamName, options.durableName);
   }
 
-  private decode(m: { subject: string; seq: number; headers?: { get(k: string): string }; string(): string }): Commit {
-    return decodeCommit(m.subject.slice(this.prefix.length + 1), m.seq, m.headers?.get('Nats-Msg-Id') ?? '', m.string());
+  private decode(m: JsMsg): Commit {
+    return decodeCommit(this.streamOf(m.subject), m.seq, m.headers?.get('Nats-Msg-Id') ?? '', m.string());
+  }
+
+  private streamOf(subject: string): string {
+    return subject.slice(this.prefix.length + 1);
   }
 
   private subject(stream: string): string {

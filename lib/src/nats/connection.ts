@@ -17,6 +17,8 @@ export interface NatsHandle {
   readonly replicas: number;
   /** JetStream API and publish time-out (ms). */
   readonly timeoutMs: number;
+  /** How long a stream or bucket that cannot be placed on `replicas` servers is retried before it is a configuration error. */
+  readonly placementGraceMs: number;
   readonly logger: Logger;
   isConnected(): boolean;
   /** Throws an `unavailable` AppError at once while the connection is down, instead of waiting for a timeout. */
@@ -40,6 +42,8 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** `NATS_REPLICAS`: 1 on one server, 3 on a 3-node cluster (default 1). */
   replicas?: number;
+  /** Default 15 s: long enough for the nodes of a cluster that starts together to join. */
+  placementGraceMs?: number;
 }
 
 /** JetStream keeps at most 5 replicas of a stream. */
@@ -94,7 +98,7 @@ const connectWhenReachable = async (servers: string[], name: string, logger: Log
  * server can keep `replicas` copies, waits until JetStream answers (a cluster electing its leader at start-up), and
  * tracks the connection state so callers fail fast with a 503 while NATS is unreachable.
  */
-export const connectNats = async ({ url, name, logger, timeoutMs = 5_000, replicas = 1 }: ConnectOptions): Promise<NatsHandle> => {
+export const connectNats = async ({ url, name, logger, timeoutMs = 5_000, replicas = 1, placementGraceMs = 15_000 }: ConnectOptions): Promise<NatsHandle> => {
   assertReplicas(replicas);
   const servers = parseNatsServers(url);
   const nc = await connectWhenReachable(servers, name, logger);
@@ -138,6 +142,7 @@ export const connectNats = async ({ url, name, logger, timeoutMs = 5_000, replic
     serverVersion,
     replicas,
     timeoutMs,
+    placementGraceMs,
     logger,
     isConnected: () => connected && !nc.isClosed(),
     ensureConnected,

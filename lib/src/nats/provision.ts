@@ -7,12 +7,18 @@ import { untilJetStreamAnswers } from './startupRetry';
 /** The settings of a stream the project owns; the rest keeps the server's defaults. Replicas come from the handle. */
 export type StreamSpec = Partial<StreamConfig> & Pick<StreamConfig, 'name' | 'subjects'>;
 
-/** nats-server's "insufficient resources" (fewer JetStream servers than replicas) and "replicas > 1 not supported in non-clustered mode". */
-const TOO_FEW_SERVERS = new Set([10023, 10074]);
+/**
+ * nats-server's "no suitable peers for placement" and "insufficient resources" (fewer JetStream servers than
+ * replicas), and "replicas > 1 not supported in non-clustered mode".
+ */
+const TOO_FEW_SERVERS = new Set([10005, 10023, 10074]);
 
-/** A stream or bucket that cannot get its replicas is a configuration error: it stops the service with a clear message. */
-const replicasError = (error: unknown, nats: NatsHandle, what: string): unknown => {
-  if (error instanceof JetStreamApiError && TOO_FEW_SERVERS.has(error.code)) {
+/**
+ * A stream or bucket that cannot get its replicas: retried for `placementGraceMs` (a node of a cluster that is
+ * starting may not have joined yet), then a configuration error that stops the service with a clear message.
+ */
+const replicasError = (error: unknown, nats: NatsHandle, what: string, firstTry: number): unknown => {
+  if (error instanceof JetStreamApiError && TOO_FEW_SERVERS.has(error.code) && Date.now() - firstTry >= nats.placementGraceMs) {
     return invalidArgument(
       'bad_config',
       `NATS_REPLICAS=${nats.replicas}: ${what} cannot get ${nats.replicas} replicas, the NATS cluster has fewer JetStream servers up (${error.message})`,
@@ -31,13 +37,13 @@ const sameSettings = (existing: StreamConfig, spec: StreamSpec): boolean =>
   Object.entries(spec).every(([key, value]) => JSON.stringify(existing[key as keyof StreamConfig]) === JSON.stringify(value));
 
 /** A stream's replicas are raised to `NATS_REPLICAS`, never lowered (a lower setting must not weaken a cluster's copies). */
-const raiseReplicas = async (nats: NatsHandle, info: StreamInfo, what: string): Promise<void> => {
+const raiseReplicas = async (nats: NatsHandle, info: StreamInfo, what: string, firstTry: number): Promise<void> => {
   if (info.config.num_replicas >= nats.replicas) return;
   nats.logger.info({ stream: info.config.name, from: info.config.num_replicas, to: nats.replicas }, `raising the replicas of ${what}`);
   try {
     await nats.jsm.streams.update(info.config.name, { ...info.config, num_replicas: nats.replicas });
   } catch (error) {
-    throw replicasError(error, nats, what);
+    throw replicasError(error, nats, what, firstTry);
   }
 };
 
@@ -45,8 +51,9 @@ const raiseReplicas = async (nats: NatsHandle, info: StreamInfo, what: string): 
  * Creates the stream with `NATS_REPLICAS` replicas, or brings an existing one to these settings (replicas only
  * raised). Waits while JetStream does not answer (a cluster electing its leaders).
  */
-export const ensureStream = (nats: NatsHandle, spec: StreamSpec): Promise<void> =>
-  untilJetStreamAnswers(nats.logger, `stream ${spec.name}`, async () => {
+export const ensureStream = (nats: NatsHandle, spec: StreamSpec): Promise<void> => {
+  const firstTry = Date.now();
+  return untilJetStreamAnswers(nats.logger, `stream ${spec.name}`, async () => {
     const existing = await streamInfoOrNull(nats, spec.name);
     try {
       if (!existing) {
@@ -58,10 +65,11 @@ export const ensureStream = (nats: NatsHandle, spec: StreamSpec): Promise<void> 
         return;
       }
     } catch (error) {
-      throw replicasError(error, nats, `stream ${spec.name}`);
+      throw replicasError(error, nats, `stream ${spec.name}`, firstTry);
     }
-    await raiseReplicas(nats, existing, `stream ${spec.name}`);
+    await raiseReplicas(nats, existing, `stream ${spec.name}`, firstTry);
   });
+};
 
 export interface KvBucketOptions {
   /** Entries expire this long after their last write (the bucket's max age). */
@@ -74,8 +82,9 @@ export interface KvBucketOptions {
  * value it has not caught up on yet (measured on 2.9.10 R3: 9-12 of 2,000 get-then-update pairs read a stale
  * revision), which would fail compare-and-set writes and make leases look taken.
  */
-export const openKvBucket = (nats: NatsHandle, bucket: string, options: KvBucketOptions = {}): Promise<KV> =>
-  untilJetStreamAnswers(nats.logger, `KV bucket ${bucket}`, async () => {
+export const openKvBucket = (nats: NatsHandle, bucket: string, options: KvBucketOptions = {}): Promise<KV> => {
+  const firstTry = Date.now();
+  return untilJetStreamAnswers(nats.logger, `KV bucket ${bucket}`, async () => {
     let kv: KV;
     try {
       kv = await nats.kvm.create(bucket, {
@@ -85,8 +94,9 @@ export const openKvBucket = (nats: NatsHandle, bucket: string, options: KvBucket
         ...(options.ttlMs ? { ttl: options.ttlMs } : {}),
       });
     } catch (error) {
-      throw replicasError(error, nats, `KV bucket ${bucket}`);
+      throw replicasError(error, nats, `KV bucket ${bucket}`, firstTry);
     }
-    await raiseReplicas(nats, await nats.jsm.streams.info(`KV_${bucket}`), `KV bucket ${bucket}`);
+    await raiseReplicas(nats, await nats.jsm.streams.info(`KV_${bucket}`), `KV bucket ${bucket}`, firstTry);
     return kv;
   });
+};

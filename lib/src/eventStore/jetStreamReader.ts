@@ -1,0 +1,75 @@
+import { DeliverPolicy, type JsMsg, type StoredMsg } from '@nats-io/jetstream';
+import { unavailable } from '../errors';
+import { compareVersions, type NatsHandle } from '../nats';
+import type { Commit } from './port';
+
+/** Reads a range of a stream's messages matching a subject filter, oldest first, up to a known last sequence. */
+export type RangeReader = (filter: string, from: number, end: number, limit: number, decode: (m: ReadMessage) => Commit) => Promise<Commit[]>;
+
+/** What both read paths hand to the decoder. */
+export interface ReadMessage {
+  subject: string;
+  seq: number;
+  commandId: string;
+  data: string;
+}
+
+const READ_BATCH = 1_000;
+const READ_TIMEOUT_MS = 10_000;
+/** A replica behind the leader answers fewer messages than the range holds; it is asked again this many times. */
+const BEHIND_RETRIES = 50;
+const BEHIND_PAUSE_MS = 20;
+
+const fromStored = (m: StoredMsg): ReadMessage => ({ subject: m.subject, seq: m.seq, commandId: m.header?.get('Nats-Msg-Id') ?? '', data: m.string() });
+const fromConsumed = (m: JsMsg): ReadMessage => ({ subject: m.subject, seq: m.seq, commandId: m.headers?.get('Nats-Msg-Id') ?? '', data: m.string() });
+
+/**
+ * Batch direct get (nats-server 2.11+): any replica answers, no consumer is created per read, and reads keep
+ * working while a cluster elects a new stream leader (consumer-based reads did not, for 15-19 s after a leader died,
+ * on 2.9.10). A replica that has not caught up with `end` yet answers short; the rest is asked for again.
+ */
+const batchDirectReader =
+  (nats: NatsHandle, streamName: string): RangeReader =>
+  async (filter, from, end, limit, decode) => {
+    const commits: Commit[] = [];
+    let next = from;
+    let behind = 0;
+    while (next <= end && commits.length < limit) {
+      const batch = await nats.jsm.direct.getBatch(streamName, { seq: next, batch: Math.min(READ_BATCH, limit - commits.length), next_by_subj: filter });
+      const before = commits.length;
+      for await (const m of batch) {
+        if (m.seq > end) break;
+        commits.push(decode(fromStored(m)));
+        next = m.seq + 1;
+        if (commits.length >= limit) break;
+      }
+      batch.stop();
+      if (commits.length > before) continue;
+      if (++behind > BEHIND_RETRIES) throw unavailable('event_store_unavailable', 'The event store did not answer a read in full');
+      await new Promise((resolve) => setTimeout(resolve, BEHIND_PAUSE_MS));
+    }
+    return commits;
+  };
+
+/** An ordered consumer per read: the path for servers older than 2.11 (no batch direct get). */
+const orderedConsumerReader =
+  (nats: NatsHandle, streamName: string): RangeReader =>
+  async (filter, from, end, limit, decode) => {
+    const consumer = await nats.js.consumers.get(streamName, { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
+    const messages = await consumer.consume({ max_messages: Math.min(READ_BATCH, limit) });
+    const commits: Commit[] = [];
+    const timer = setTimeout(() => messages.stop(), READ_TIMEOUT_MS);
+    try {
+      for await (const m of messages) {
+        commits.push(decode(fromConsumed(m)));
+        if (m.seq >= end || commits.length >= limit) break;
+      }
+    } finally {
+      clearTimeout(timer);
+      messages.stop();
+    }
+    return commits;
+  };
+
+export const rangeReaderFor = (nats: NatsHandle, streamName: string): RangeReader =>
+  compareVersions(nats.serverVersion, '2.11.0') >= 0 ? batchDirectReader(nats, streamName) : orderedConsumerReader(nats, streamName);
