@@ -42,7 +42,7 @@ describe('drill checks', () => {
     expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1'), ev(3, 'MessageDelivered', 'm1'), ev(4, 'MessageSent', 'm1')], ['m1']).failures).toHaveLength(1);
     expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1'), ev(3, 'MessageSent', 'm1'), ev(4, 'MessageSent', 'm1')], ['m1']).failures).toHaveLength(1);
     expect(checkHistory(I, [ev(3, 'MessageAccepted', 'm1'), ev(2, 'MessageSent', 'm1')], ['m1']).failures.length).toBeGreaterThan(0);
-    expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1')], ['m1', 'm2'])).toEqual({ failures: [`${I}: message m2 was answered 200 but is not in the history`], lacking: ['m1'] });
+    expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1')], ['m1', 'm2'])).toEqual({ failures: [`${I}: message m2 was answered 200 but is not in the history`], lacking: [{ id: 'm1', has: ['MessageAccepted'] }] });
     expect(receiptsMayBeLost(900, [{ service: 'sessions', id: 'a', at: 1_000 }], 500)).toBe(true);
     expect(receiptsMayBeLost(1_100, [{ service: 'sessions', id: 'a', at: 1_000 }], 500)).toBe(false);
   });

@@ -48,9 +48,9 @@ export const checkSends = (sends: readonly SendRecord[], taken: ReadonlyMap<stri
  * MessageAccepted, then at most one each of Sent, Delivered, Read in that order, and no MessageFailed. Answers the
  * accepted messages that lack receipts too: the caller decides which may (see `receiptsMayBeLost`).
  */
-export const checkHistory = (instanceId: string, events: readonly HistoryEvent[], acceptedIds: readonly string[]): { failures: string[]; lacking: string[] } => {
+export const checkHistory = (instanceId: string, events: readonly HistoryEvent[], acceptedIds: readonly string[]): { failures: string[]; lacking: Array<{ id: string; has: string[] }> } => {
   const failures: string[] = [];
-  const lacking: string[] = [];
+  const lacking: Array<{ id: string; has: string[] }> = [];
   for (let i = 1; i < events.length; i++) {
     if (events[i]!.sequence < events[i - 1]!.sequence) failures.push(`${instanceId}: history goes back from sequence ${events[i - 1]!.sequence} to ${events[i]!.sequence}`);
   }
@@ -69,7 +69,7 @@ export const checkHistory = (instanceId: string, events: readonly HistoryEvent[]
   for (const id of acceptedIds) {
     const types = perMessage.get(id) ?? [];
     if (!types.includes('MessageAccepted')) failures.push(`${instanceId}: message ${id} was answered 200 but is not in the history`);
-    else if (types.length < MESSAGE_ORDER.length) lacking.push(id);
+    else if (types.length < MESSAGE_ORDER.length) lacking.push({ id, has: types });
   }
   return { failures, lacking };
 };

@@ -104,7 +104,7 @@ export const startProcessDrillTarget = async (replicasPerService = 2): Promise<P
       replicas: async (service) => [...replicas.values()].filter((r) => r.service === service).map((r) => r.label),
       killReplica: (service, id) => replica(service, id).crash(),
       restartReplica: (service, id) => replica(service, id).restart(),
-      log: (line) => log.write(`[drill] ${line}\n`),
+      log: (line) => log.write(`[drill] ${new Date().toISOString()} ${line}\n`),
       dispose: stopAll,
     };
   } catch (error) {

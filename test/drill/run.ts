@@ -21,6 +21,8 @@ const RECOVERY_TARGET_MS = 6_000;
 
 export interface DrillReport {
   kind: string;
+  /** When the load started (ISO): every `atMs` below counts from it. */
+  startedAt: string;
   ok: boolean;
   failures: string[];
   eventsReplicas: number;
@@ -59,7 +61,7 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
     const instances = await Promise.all(Array.from({ length: o.instances }, (_, i) => linkInstance(http, target, `/drill/${runId}/i${i}`)));
     log(`linked ${instances.length} instances`);
 
-    const load = new Load(http, instances.map((i) => i.id), { sendEveryMs: o.sendEveryMs, retryPauseMs: 250, maxAttempts: 80, maxSendsPerInstance: 2_000, readEveryMs: 300 }, runId);
+    const load = new Load(http, instances.map((i) => i.id), { sendEveryMs: o.sendEveryMs, retryPauseMs: 250, maxAttempts: 80, retryForMs: 30_000, maxSendsPerInstance: 2_000, readEveryMs: 300 }, runId);
     const t0 = Date.now();
     const timeline: DrillReport['timeline'] = [];
     const mark = (what: string): void => {
@@ -107,10 +109,10 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
     // Read back until everything accepted went out and every webhook arrived (bounded), then judge the last read.
     const convergeStart = Date.now();
     let convergedAfterMs: number | null = null;
-    let state = await readBack(http, nats, instances, load, target, kills, o.receiptGraceMs);
+    let state = await readBack(http, nats, instances, load, target, kills, o.receiptGraceMs, t0);
     while (!state.converged && Date.now() < convergeStart + o.convergeTimeoutMs) {
       await sleep(2_000);
-      state = await readBack(http, nats, instances, load, target, kills, o.receiptGraceMs);
+      state = await readBack(http, nats, instances, load, target, kills, o.receiptGraceMs, t0);
     }
     if (state.converged) convergedAfterMs = Date.now() - convergeStart;
     mark(state.converged ? 'converged' : 'did not converge');
@@ -129,6 +131,7 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
     const gap = longestGapWithoutAcceptance(load.sends, t0, loadEnd);
     return {
       kind: target.kind,
+      startedAt: new Date(t0).toISOString(),
       ok: failures.length === 0,
       failures,
       eventsReplicas,
@@ -192,7 +195,7 @@ const readHistory = async (http: DrillHttp, id: string): Promise<HistoryEvent[]>
 const takenAtCache = new Map<string, number | null>();
 
 /** One read of everything the checks judge, and whether it is final (nothing still on its way). */
-const readBack = async (http: DrillHttp, nats: NatsObserver, instances: readonly DrillInstance[], load: Load, target: DrillTarget, kills: readonly Kill[], graceMs: number) => {
+const readBack = async (http: DrillHttp, nats: NatsObserver, instances: readonly DrillInstance[], load: Load, target: DrillTarget, kills: readonly Kill[], graceMs: number, t0: number) => {
   const failures: string[] = [];
   const received = await target.webhooksReceived();
   const taken = new Map<string, Set<string>>();
@@ -207,14 +210,15 @@ const readBack = async (http: DrillHttp, nats: NatsObserver, instances: readonly
     const accepted = load.sends.filter((s) => s.instanceId === instance.id && s.messageIds.length > 0).map((s) => s.messageIds[0]!);
     const history = checkHistory(instance.id, events, accepted);
     failures.push(...history.failures);
-    for (const messageId of history.lacking) {
+    for (const { id: messageId, has } of history.lacking) {
       const key = `${instance.id}.${messageId}`;
       if (!takenAtCache.has(key)) takenAtCache.set(key, await nats.takenAt(instance.id, messageId));
       const takenAt = takenAtCache.get(key) ?? null;
       if (takenAt !== null && receiptsMayBeLost(takenAt, kills, graceMs)) totals.history.lackingReceipts++;
       else {
         pending = true;
-        failures.push(`${instance.id}: message ${messageId} lacks receipts (taken by the platform ${takenAt === null ? 'never' : new Date(takenAt).toISOString()})`);
+        const when = takenAt === null ? 'never' : `at +${takenAt - t0} ms`;
+        failures.push(`${instance.id}: message ${messageId} has only ${has.join(', ')} (taken by the platform ${when})`);
       }
     }
     const expected = expectedWebhookIds(events);
