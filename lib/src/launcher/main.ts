@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
 import { envInt, envOptional, envString } from '../config';
 import { createLogger } from '../log';
-import { freePort, natsServerAvailable, startLocalNatsServer, type LocalNatsServer } from '../nats';
+import { freePort, natsServerAvailable, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
 
@@ -23,25 +23,53 @@ const waitForReady = async (url: string, timeoutMs: number): Promise<boolean> =>
   return false;
 };
 
+interface LocalNats {
+  url: string;
+  replicas: number;
+  description: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Unless NATS_URL is set: one nats-server with its store in DATA_DIR/nats, or with NATS_CLUSTER_SIZE=N (N >= 2) a
+ * JetStream cluster of N nodes on loopback with their stores in DATA_DIR/nats-cluster/n1..nN, and every stream and
+ * bucket replicated min(N, 3) times (NATS_REPLICAS overrides).
+ */
+const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<LocalNats | null> => {
+  if (envOptional(env, 'NATS_URL')) return null;
+  const binary = natsServerBinary(env);
+  if (!natsServerAvailable(binary)) throw new Error('no nats-server: run scripts/ensure-nats-server.sh (npm start does), or set NATS_URL');
+  const version = natsServerVersion(binary) ?? 'unknown';
+  const size = envInt(env, 'NATS_CLUSTER_SIZE', 1);
+  if (size <= 1) {
+    const server = await startLocalNatsServer({ storeDir: join(dataDir, 'nats'), port: envInt(env, 'NATS_PORT', 0), binary });
+    logger.info({ url: server.url, pid: server.pid, storeDir: server.storeDir, version }, 'started local nats-server');
+    return { url: server.url, replicas: 1, description: `${server.url} (nats-server ${version}, store ${server.storeDir})`, stop: () => server.stop() };
+  }
+  const replicas = envInt(env, 'NATS_REPLICAS', Math.min(size, 3));
+  const cluster = await startLocalNatsCluster({ size, baseDir: join(dataDir, 'nats-cluster'), binary });
+  logger.info({ url: cluster.url, size, replicas, version }, 'started a local nats-server cluster');
+  return {
+    url: cluster.url,
+    replicas,
+    description: `${size}-node cluster, streams and buckets R${replicas} (nats-server ${version}): ${cluster.url}`,
+    stop: () => cluster.stop(),
+  };
+};
+
 const main = async (): Promise<void> => {
   const env = process.env;
   const dataDir = resolveDataDir(env);
   const jwtSecret = loadJwtSecret(dataDir, env);
-  let nats: LocalNatsServer | null = null;
-  let natsUrl = envOptional(env, 'NATS_URL');
-  if (!natsUrl) {
-    if (!natsServerAvailable()) throw new Error('nats-server is not installed: apt-get install nats-server, or set NATS_URL');
-    nats = await startLocalNatsServer({ storeDir: join(dataDir, 'nats'), port: envInt(env, 'NATS_PORT', 0) });
-    natsUrl = nats.url;
-    logger.info({ url: natsUrl, pid: nats.pid, storeDir: nats.storeDir }, 'started local nats-server');
-  }
+  const local = await startLocalNats(env, dataDir);
+  const natsUrl = local ? local.url : envString(env, 'NATS_URL', '');
   const host = envString(env, 'HOST', '127.0.0.1');
   const port = envInt(env, 'PORT', 3000);
   const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freePort());
   const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freePort());
   const sessionsGrpcPort = envInt(env, 'SESSIONS_GRPC_PORT', 0) || (await freePort());
   // EXIT_WITH_PARENT: a service stops by itself when the launcher is gone (even SIGKILLed), so none is orphaned.
-  const common = { ...env, NATS_URL: natsUrl, AUTH_JWT_SECRET: jwtSecret, EXIT_WITH_PARENT: '1' };
+  const common = { ...env, NATS_URL: natsUrl, ...(local ? { NATS_REPLICAS: String(local.replicas) } : {}), AUTH_JWT_SECRET: jwtSecret, EXIT_WITH_PARENT: '1' };
   const services = [
     new Supervised(
       'instances',
@@ -79,7 +107,7 @@ const main = async (): Promise<void> => {
     const [gateway, ...backends] = [...services].reverse();
     await gateway?.stop();
     await Promise.all(backends.map((service) => service.stop()));
-    await nats?.stop();
+    await local?.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
@@ -98,6 +126,7 @@ const main = async (): Promise<void> => {
       '',
       `  Gateway ready:  ${base}/v1`,
       `  API docs:       ${base}/v1/docs`,
+      `  NATS:           ${local ? local.description : `${natsUrl} (NATS_URL)`}`,
       env.WA_CONNECTOR === 'sandbox'
         ? '  Connector:      sandbox (a simulated platform: link with /v1/sandbox/scan, no phone needed)'
         : '  Connector:      baileys (WhatsApp; scan get_qrcode with the phone). Without a phone: WA_CONNECTOR=sandbox npm start',
