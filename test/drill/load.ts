@@ -16,9 +16,10 @@ export interface SendRecord {
 export interface LoadOptions {
   /** Least time between the starts of two sends of one instance. */
   sendEveryMs: number;
-  /** Pause before retrying a 503, and attempts per key (bounded: a key never accepted is reported). */
+  /** Pause before retrying a 503; attempts per key and time from its first attempt (bounded: a key never accepted is reported). */
   retryPauseMs: number;
   maxAttempts: number;
+  retryForMs: number;
   /** Upper bound of sends per instance, whatever the drill's length. */
   maxSendsPerInstance: number;
   /** A status or history read every this many ms (traffic through the instances service). */
@@ -65,7 +66,7 @@ export class Load {
     const record: SendRecord = { key, instanceId, attempts: 0, messageIds: [], firstAt: Date.now(), lastAttemptAt: 0 };
     this.sends.push(record);
     const body = { instance_id: instanceId, number: '4915100000000', type: 'text', message: `drill ${key} (${n})` };
-    while (record.attempts < this.options.maxAttempts) {
+    while (record.attempts < this.options.maxAttempts && Date.now() - record.firstAt < this.options.retryForMs) {
       record.attempts++;
       record.lastAttemptAt = Date.now();
       const answer = await this.http.call('/v1/send', { method: 'POST', body, headers: { 'idempotency-key': key } });
