@@ -11,8 +11,9 @@ export interface PublishOptions {
 }
 
 /**
- * No JetStream server took the publish (a 503 status: no stream leader listens on the subject, e.g. while a
- * cluster elects a new one). Nothing was stored, so the publish may be repeated at once.
+ * No JetStream server took the publish (a 503: no stream leader listens on the subject, or the leader cannot take
+ * writes, e.g. while a cluster elects a new one). Repeating it with the same `Nats-Msg-Id` is safe: a repeat of
+ * what was stored after all is dropped by the server.
  */
 export class PublishNotTakenError extends AppError {
   constructor(description: string) {
@@ -57,6 +58,8 @@ export class JetStreamPublisher {
     // A status reply (503: no stream listens on the subject) has headers and no body.
     if (msg.headers?.hasError) throw new PublishNotTakenError(`${msg.headers.code} ${msg.headers.description}`);
     const body = JSON.parse(msg.string()) as PubAckBody;
+    // A leader that cannot take writes right now (an election under way) answers 503: as good as not taken.
+    if (body.error?.code === 503) throw new PublishNotTakenError(`503 ${body.error.description ?? ''}`);
     if (body.error) throw new JetStreamApiError({ code: body.error.code, err_code: body.error.err_code ?? 0, description: body.error.description ?? 'JetStream error' });
     if (!body.stream || typeof body.seq !== 'number') throw new Error('invalid JetStream publish ack');
     return { stream: body.stream, seq: body.seq, duplicate: body.duplicate === true, ...(body.domain ? { domain: body.domain } : {}) };

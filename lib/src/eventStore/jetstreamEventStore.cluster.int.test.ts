@@ -76,7 +76,7 @@ describe('JetStream event store on a 3-node cluster', () => {
             acked.set(commandId, result.version);
             break;
           } catch (error) {
-            expect(isAppError(error) && error.kind).toBe('unavailable');
+            expect(isAppError(error) && error.kind ? error.kind : String(error)).toBe('unavailable');
             failures++;
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
@@ -93,6 +93,30 @@ describe('JetStream event store on a 3-node cluster', () => {
     expect((await handle.jsm.streams.info('EVENTS')).cluster?.leader).not.toBe(leader);
     testLogger().info({ failures }, 'appends that failed during the leader change (then retried)');
     await cluster.node(leader!).restart();
+  }, 60_000);
+
+  it('refuses writes as unavailable while the quorum is lost (2 of 3 nodes down), and recovers fully when one returns', async () => {
+    const before = await store.append('QUORUM.instance', [ev], { expectedVersion: 0, commandId: 'quorum-1' });
+    const [, second, third] = cluster.nodes;
+    await second!.kill();
+    await third!.kill();
+    const started = Date.now();
+    const refused = await errorOf(store.append('QUORUM.instance', [ev], { expectedVersion: before.version, commandId: 'quorum-2' }));
+    expect(isAppError(refused) && [refused.kind, refused.code]).toEqual(['unavailable', 'event_store_unavailable']);
+    // Within the publish time-out (3 s here), not a hang.
+    expect(Date.now() - started).toBeLessThan(4_500);
+    await second!.restart();
+    let after: { version: number; duplicate: boolean } | null = null;
+    for (let attempt = 0; attempt < 100 && !after; attempt++) {
+      after = await store.append('QUORUM.instance', [ev], { expectedVersion: before.version, commandId: 'quorum-2' }).catch(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return null;
+      });
+    }
+    expect(after?.version).toBeGreaterThan(before.version);
+    // What was refused was not stored behind the caller's back: the stream holds each command once.
+    expect((await store.readStream('QUORUM.instance')).map((c) => c.commandId)).toEqual(['quorum-1', 'quorum-2']);
+    await third!.restart();
   }, 60_000);
 
   it('fails requests waiting on a connection that drops at once, instead of after their time-out', async () => {

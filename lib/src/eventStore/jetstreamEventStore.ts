@@ -253,7 +253,9 @@ export class JetStreamEventStore implements EventStore {
         throw new ExpectedVersionConflictError(stream, append.expectedVersion);
       }
       if (isAppError(error)) throw error;
-      if (error instanceof JetStreamApiError && this.nats.isConnected()) throw error;
+      // A request the server refused stays as it is; a server that cannot answer now (5xx: no leader, JetStream
+      // temporarily unavailable during an election) is unavailable, like a lost connection.
+      if (error instanceof JetStreamApiError && this.nats.isConnected() && error.status < 500) throw error;
       throw unavailable('event_store_unavailable', 'The event store (NATS) is unreachable', error);
     }
   }
