@@ -63,6 +63,7 @@ export const startWebhooksService = async (
     const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, { concurrency: config.concurrency });
     const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
     const sender = new WorkSender(nats.nc, ackWaitMs);
+    nats.onDisconnect(() => sender.abandonAll());
     const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
     const lease = new Ownership(
       await LeaseStore.open(nats, WEBHOOKS_LEASE_BUCKET),

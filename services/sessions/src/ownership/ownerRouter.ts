@@ -94,7 +94,8 @@ export class OwnerRouter implements OwnerOps {
 
   private async ask(owner: string, call: Call, timeoutMs: number): Promise<Reply> {
     try {
-      const message = await this.nats.nc.request(subjectOf(owner), JSON.stringify(call), { timeout: timeoutMs });
+      // A dropped connection ends the wait at once (the reply cannot come); the retry goes out on the new one.
+      const message = await this.nats.whileConnected(() => this.nats.nc.request(subjectOf(owner), JSON.stringify(call), { timeout: timeoutMs }));
       return message.json<Reply>();
     } catch (error) {
       // No responders or a time-out: the holder is gone or stuck; the lease expires and someone takes over.

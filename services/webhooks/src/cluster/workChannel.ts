@@ -55,6 +55,11 @@ export class WorkSender {
     return reply ? parseOutcome(reply) : { kind: 'lost' };
   }
 
+  /** Everything still waiting ends as lost: the connection dropped, so no answer can come. */
+  abandonAll(): void {
+    this.inbox.abandonAll();
+  }
+
   /** Everything still waiting on `member` (which is gone) ends as lost. */
   abandon(member: string): void {
     this.inbox.abandon(member);
