@@ -1,9 +1,8 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, issueToken } from '@wagw/lib';
-import { startTestNatsCluster, type TestNatsCluster } from '../harness/natsServer';
-import { startServiceProcess, type ServiceProcess } from '../harness/serviceProcess';
+import { issueToken, startLocalNatsCluster, type LocalNatsCluster } from '@wagw/lib';
+import { freeFixedPort, startServiceProcess, type ServiceProcess } from '../harness/serviceProcess';
 import type { DrillService, DrillTarget, ReceivedWebhook } from './drill';
 import { RawWebhookReceiver } from './receiver';
 
@@ -37,18 +36,22 @@ export const startProcessDrillTarget = async (replicasPerService = 2): Promise<P
   const log = createWriteStream(logFile);
   const receiver = new RawWebhookReceiver();
   await receiver.start();
-  let cluster: TestNatsCluster | null = null;
+  const natsDir = mkdtempSync(join(tmpdir(), 'wagw-drill-nats-'));
+  let cluster: LocalNatsCluster | null = null;
   const replicas = new Map<string, ServiceProcess>();
   let gateway: ServiceProcess | null = null;
   const stopAll = async (): Promise<void> => {
     await gateway?.crash();
     await Promise.all([...replicas.values()].map((r) => r.crash()));
-    await cluster?.dispose();
+    await cluster?.stop();
+    rmSync(natsDir, { recursive: true, force: true });
     await receiver.stop();
     await new Promise((r) => log.end(r));
   };
   try {
-    cluster = await startTestNatsCluster(3);
+    // Client ports outside the ephemeral range too: a killed node restarts on its port some seconds later.
+    const natsPorts = [await freeFixedPort(), await freeFixedPort(), await freeFixedPort()];
+    cluster = await startLocalNatsCluster({ size: 3, baseDir: natsDir, ports: natsPorts });
     const natsUrl = cluster.url;
     const common = { NATS_URL: natsUrl, NATS_REPLICAS: '3', AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'info', OPS_HOST: '127.0.0.1', EXIT_WITH_PARENT: '1' };
     const addresses: Record<DrillService, string[]> = { instances: [], sessions: [], webhooks: [] };
@@ -56,9 +59,9 @@ export const startProcessDrillTarget = async (replicasPerService = 2): Promise<P
     for (const service of ['instances', 'sessions', 'webhooks'] as const) {
       for (let n = 1; n <= replicasPerService; n++) {
         const id = `${service}-${n}`;
-        const port = await freePort();
+        const port = await freeFixedPort();
         addresses[service].push(`127.0.0.1:${port}`);
-        const env: Record<string, string> = { ...common, OPS_PORT: String(await freePort()) };
+        const env: Record<string, string> = { ...common, OPS_PORT: String(await freeFixedPort()) };
         if (service === 'instances') Object.assign(env, { INSTANCES_GRPC_ADDRESS: `127.0.0.1:${port}`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
         if (service === 'sessions') Object.assign(env, SANDBOX_ENV, { SESSIONS_GRPC_ADDRESS: `127.0.0.1:${port}`, SESSIONS_REPLICA_ID: id, MEDIA_ALLOW_PRIVATE_NETWORKS: 'true' });
         if (service === 'webhooks') Object.assign(env, WEBHOOKS_ENV, { WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${port}`, WEBHOOKS_WORKER_ID: id });
@@ -69,7 +72,7 @@ export const startProcessDrillTarget = async (replicasPerService = 2): Promise<P
     const results = await Promise.allSettled(starts);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
-    const port = await freePort();
+    const port = await freeFixedPort();
     gateway = await startServiceProcess({
       service: 'gateway',
       label: 'gateway',
