@@ -12,7 +12,7 @@ export const DEFAULT_DRILL_OPTIONS: DrillOptions = {
   afterRestartsMs: 4_000,
   recoveryWaitMs: 20_000,
   convergeTimeoutMs: 60_000,
-  receiptGraceMs: 3_000,
+  receiptGraceMs: 2_000,
 };
 
 /** Issue 11: sends are accepted again at most 10 s after the EVENTS leader dies (target 6 s). */
