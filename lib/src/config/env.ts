@@ -41,7 +41,6 @@ export interface NatsSettings {
 export const natsSettingsFromEnv = (env: Env): Required<NatsSettings> => {
   const natsUrl = envOptional(env, 'NATS_URL');
   if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
-  const natsReplicas = envInt(env, 'NATS_REPLICAS', 1);
-  if (natsReplicas < 1 || natsReplicas > 5) throw invalidArgument('bad_config', `NATS_REPLICAS must be from 1 to 5, got ${natsReplicas}`);
-  return { natsUrl, natsReplicas };
+  // The range (1-5) and what the server can hold are checked where the connection is made (connectNats).
+  return { natsUrl, natsReplicas: envInt(env, 'NATS_REPLICAS', 1) };
 };
