@@ -13,8 +13,8 @@ give_up() {
 }
 
 engine_answers && command -v docker-compose >/dev/null 2>&1 && exit 0
-[ "$(id -u)" = 0 ] || give_up "not root, cannot install or start dockerd"
-command -v apt-get >/dev/null 2>&1 || give_up "no apt-get to install docker.io"
+[ "$(id -u)" = 0 ] || give_up "not root, cannot install docker.io and docker-compose or start dockerd"
+command -v apt-get >/dev/null 2>&1 || give_up "no apt-get to install docker.io and docker-compose"
 
 if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker-compose >/dev/null 2>&1; then
   echo "ensure-docker: installing docker.io and docker-compose (Debian packages)..." >&2

@@ -8,7 +8,7 @@ import { runDrill, type DrillReport } from '../drill/drill';
 import { eventually } from '../harness/wait';
 import { APP_SERVICES, NATS_SERVICES, startComposeStack, type ComposeStack } from './composeStack';
 import { DockerDrillTarget } from './dockerTarget';
-import { ensureImages } from './images';
+import { BASE_IMAGE, ensureImages, imageExists } from './images';
 
 /**
  * The compose stack for real (issue 11, items 4-6): docker-compose.yml with a 3-node NATS cluster and two replicas
@@ -27,6 +27,8 @@ const noDockerReason = (): string | null => {
   if (info.status !== 0) return (info.stderr || 'docker info failed').trim().split('\n')[0] ?? 'docker info failed';
   const compose = spawnSync('docker-compose', ['version', '--short'], { encoding: 'utf8', timeout: 20_000 });
   if (compose.error || compose.status !== 0) return 'no docker-compose (apt-get install docker-compose; scripts/ensure-docker.sh does)';
+  // images.sh builds the base image with debootstrap and chroot, which need root.
+  if (!imageExists(BASE_IMAGE) && process.getuid?.() !== 0) return `cannot build ${BASE_IMAGE} without root (debootstrap)`;
   return null;
 };
 const reason = noDockerReason();
