@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { checkConnections, checkHistory, checkSends, checkWebhooks, expectedWebhookIds, receiptsMayBeLost, type HistoryEvent } from './checks';
+import { checkConnections, checkHistory, checkSends, checkWebhooks, expectedWebhookIds, receiptsMayBeLost, takeoverMs, type HistoryEvent } from './checks';
 import type { SendRecord } from './load';
 import { acceptedAgainAfter, longestGapWithoutAcceptance } from './load';
 
@@ -27,13 +27,15 @@ describe('drill checks', () => {
       { holder: 'a', online_at: 100, ended_at: 200 },
       { holder: 'b', online_at: 200 },
     ];
-    expect(checkConnections(I, fine, []).failures).toEqual([]);
+    expect(checkConnections(I, fine, [])).toEqual({ failures: [], connections: 2, open: 1 });
     expect(checkConnections(I, [{ holder: 'a', online_at: 100, ended_at: 300 }, { holder: 'b', online_at: 250 }], []).failures).toHaveLength(1);
     // a was SIGKILLed at 500: its connection ended then; b came at 400, before.
     const killed = [{ holder: 'a', online_at: 100 }, { holder: 'b', online_at: 400 }];
     expect(checkConnections(I, killed, [{ service: 'sessions', id: 'a', at: 500 }]).failures).toHaveLength(1);
     expect(checkConnections(I, killed, [{ service: 'sessions', id: 'a', at: 350 }]).failures).toEqual([]);
     expect(checkConnections(I, killed, []).failures[0]).toContain('still both open');
+    expect(takeoverMs([{ holder: 'a', online_at: 100 }, { holder: 'b', online_at: 9_350 }], [{ service: 'sessions', id: 'a', at: 350 }])).toBe(9_000);
+    expect(takeoverMs([{ holder: 'a', online_at: 100 }], [{ service: 'sessions', id: 'b', at: 350 }])).toBeNull();
   });
 
   it('history: receipts out of order, a repeat or going back are caught; missing receipts are handed to the caller', () => {

@@ -138,7 +138,7 @@ export interface Kill {
  * online until it ended, or until its holder was killed (a SIGKILLed process writes no end). Two that overlap, by
  * any amount, are a failure.
  */
-export const checkConnections = (instanceId: string, records: readonly SandboxConnectionRecord[], kills: readonly Kill[]): { failures: string[]; connections: number } => {
+export const checkConnections = (instanceId: string, records: readonly SandboxConnectionRecord[], kills: readonly Kill[]): { failures: string[]; connections: number; open: number } => {
   const spans = records
     .map((r) => {
       const killed = kills.filter((k) => k.service === 'sessions' && k.id === r.holder && k.at >= r.online_at).map((k) => k.at);
@@ -155,5 +155,19 @@ export const checkConnections = (instanceId: string, records: readonly SandboxCo
       }
     }
   }
-  return { failures, connections: spans.length };
+  return { failures, connections: spans.length, open: spans.filter((span) => span.to === Infinity).length };
+};
+
+/**
+ * How long the instance was without a connection after a sessions replica holding it was killed: from the kill to
+ * the next connection going online (null when no kill hit one of its connections).
+ */
+export const takeoverMs = (records: readonly SandboxConnectionRecord[], kills: readonly Kill[]): number | null => {
+  let longest: number | null = null;
+  for (const kill of kills.filter((k) => k.service === 'sessions')) {
+    const hit = records.some((r) => r.holder === kill.id && r.online_at <= kill.at && (r.ended_at === undefined || r.ended_at >= kill.at));
+    const next = records.filter((r) => r.online_at > kill.at).map((r) => r.online_at);
+    if (hit && next.length > 0) longest = Math.max(longest ?? 0, Math.min(...next) - kill.at);
+  }
+  return longest;
 };

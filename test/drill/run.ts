@@ -1,5 +1,5 @@
 import type { DrillOptions, DrillService, DrillTarget } from './drill';
-import { checkConnections, checkHistory, checkSends, checkWebhooks, expectedWebhookIds, receiptsMayBeLost, type DrillInstance, type HistoryEvent, type Kill } from './checks';
+import { checkConnections, checkHistory, checkSends, checkWebhooks, expectedWebhookIds, receiptsMayBeLost, takeoverMs, type DrillInstance, type HistoryEvent, type Kill } from './checks';
 import { DrillHttp } from './http';
 import { acceptedAgainAfter, Load, longestGapWithoutAcceptance } from './load';
 import { NatsObserver } from './observe';
@@ -36,6 +36,8 @@ export interface DrillReport {
   webhooks: { expected: number; received: number; repeats: number };
   history: { events: number; lackingReceipts: number };
   connections: number;
+  /** The longest an instance whose sessions replica was killed stayed without a connection (lease TTL + claim sweep). */
+  sessionsTakeoverMs: number | null;
   timeline: Array<{ atMs: number; what: string }>;
   convergedAfterMs: number | null;
 }
@@ -152,6 +154,7 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
       webhooks: state.webhooks,
       history: state.history,
       connections: state.connections,
+      sessionsTakeoverMs: state.sessionsTakeoverMs,
       timeline,
       convergedAfterMs,
     };
@@ -200,7 +203,7 @@ const readBack = async (http: DrillHttp, nats: NatsObserver, instances: readonly
   const received = await target.webhooksReceived();
   const taken = new Map<string, Set<string>>();
   const acceptedInHistory = new Map<string, Set<string>>();
-  const totals = { webhooks: { expected: 0, received: 0, repeats: 0 }, history: { events: 0, lackingReceipts: 0 }, connections: 0 };
+  const totals = { webhooks: { expected: 0, received: 0, repeats: 0 }, history: { events: 0, lackingReceipts: 0 }, connections: 0, sessionsTakeoverMs: null as number | null };
   let pending = false;
   for (const instance of instances) {
     const events = await readHistory(http, instance.id);
@@ -228,8 +231,17 @@ const readBack = async (http: DrillHttp, nats: NatsObserver, instances: readonly
     totals.webhooks.expected += expected.length;
     totals.webhooks.received += webhooks.received;
     totals.webhooks.repeats += webhooks.repeats;
-    const connections = checkConnections(instance.id, await nats.connections(instance.id), kills);
+    const records = await nats.connections(instance.id);
+    const connections = checkConnections(instance.id, records, kills);
+    const takeover = takeoverMs(records, kills);
+    if (takeover !== null) totals.sessionsTakeoverMs = Math.max(totals.sessionsTakeoverMs ?? 0, takeover);
     failures.push(...connections.failures);
+    // After the drill every instance is back online, on exactly one connection.
+    const state = (await http.must(`/v1/status?instance_id=${instance.id}`)).body.state;
+    if (state !== 'connected' || connections.open !== 1) {
+      pending = true;
+      failures.push(`${instance.id}: at the end its state is ${String(state)} with ${connections.open} open connection(s)`);
+    }
     totals.connections += connections.connections;
   }
   const sends = checkSends(load.sends, taken, acceptedInHistory);
