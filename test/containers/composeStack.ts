@@ -54,7 +54,7 @@ export const startComposeStack = async (images: BuiltImages): Promise<ComposeSta
   const dir = mkdtempSync(join(tmpdir(), 'wagw-compose-'));
   const envFile = join(dir, 'stack.env');
   // The services' env file (docker-compose.yml: env_file), as an operator's .env would be.
-  writeFileSync(envFile, `AUTH_JWT_SECRET=${secret}\nWA_CONNECTOR=sandbox\nLOG_LEVEL=info\nSANDBOX_QR_INTERVAL_MS=20000\n`, { mode: 0o600 });
+  writeFileSync(envFile, `AUTH_JWT_SECRET=${secret}\nWA_CONNECTOR=sandbox\nLOG_LEVEL=info\n`, { mode: 0o600 });
   const natsPorts = [await freePort(), await freePort(), await freePort()];
   const environment = {
     COMPOSE_PROJECT_NAME: project,
