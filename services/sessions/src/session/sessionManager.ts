@@ -15,6 +15,7 @@ import {
 } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector, ReceiptStatus } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
+import { FactRecorder } from './factRecorder';
 import { reconnectDelayMs } from './reconnectPolicy';
 
 type Status = 'connecting' | 'qr' | 'connected';
@@ -58,6 +59,8 @@ export class SessionManager {
   private closing = false;
   private claimTimer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> = Promise.resolve();
+  /** What the platform reports is recorded through it: in order per instance, retried while NATS is unavailable. */
+  private readonly facts: FactRecorder;
 
   constructor(
     private readonly connector: Connector,
@@ -66,7 +69,9 @@ export class SessionManager {
     private readonly ownership: Ownership,
     private readonly logger: Logger,
     private readonly random: () => number = Math.random,
+    facts?: FactRecorder,
   ) {
+    this.facts = facts ?? new FactRecorder(logger);
     registry.onReset((instanceId) => void this.reset(instanceId));
     ownership.onLost((instanceId) => void this.stop(instanceId));
     ownership.onFreed((instanceId) => void this.claim(instanceId));
@@ -162,6 +167,8 @@ export class SessionManager {
     await this.claiming;
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
     await this.ownership.stop();
+    // Facts still being retried get a moment to land (NATS back within it); the shutdown deadline bounds the rest.
+    await Promise.race([this.facts.idle(), new Promise((resolve) => setTimeout(resolve, FACTS_DRAIN_MS).unref())]);
   }
 
   /** Takes a free linked instance and connects it from its stored credentials (no QR code). */
@@ -189,7 +196,7 @@ export class SessionManager {
   private async start(instanceId: string): Promise<Session> {
     const session: Session = { instanceId, connection: null, status: 'connecting', qr: null, qrIssued: false, waiters: [], reconnectAttempts: 0, reconnectTimer: null, endReason: null };
     this.sessions.set(instanceId, session);
-    await this.appendInstance(instanceId, [instanceEvent('InstanceConnecting', now(), {})]);
+    this.recordInstance(instanceId, [instanceEvent('InstanceConnecting', now(), {})]);
     session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
     return session;
   }
@@ -217,7 +224,7 @@ export class SessionManager {
           this.wake(session);
           if (!session.qrIssued) {
             session.qrIssued = true;
-            await this.appendInstance(id, [instanceEvent('InstanceQrIssued', now(), {})]);
+            this.recordInstance(id, [instanceEvent('InstanceQrIssued', now(), {})]);
           }
           return;
         case 'connected': {
@@ -226,7 +233,7 @@ export class SessionManager {
           session.reconnectAttempts = 0;
           this.wake(session);
           const linked = this.registry.get(id)?.linkedNumber === event.number;
-          await this.appendInstance(id, [
+          this.recordInstance(id, [
             ...(linked ? [] : [instanceEvent('InstanceLinked', now(), { number: event.number })]),
             instanceEvent('InstanceConnected', now(), {}),
           ]);
@@ -238,10 +245,10 @@ export class SessionManager {
           this.wake(session);
           if (event.reason === 'qr_expired') {
             await this.end(session);
-            await this.appendInstance(id, [instanceEvent('InstanceQrExpired', now(), {})]);
+            this.recordInstance(id, [instanceEvent('InstanceQrExpired', now(), {})]);
             return;
           }
-          await this.appendInstance(id, [instanceEvent('InstanceDisconnected', now(), { reason: event.reason })]);
+          this.recordInstance(id, [instanceEvent('InstanceDisconnected', now(), { reason: event.reason })]);
           this.scheduleReconnect(session);
           return;
         case 'logged_out':
@@ -250,19 +257,23 @@ export class SessionManager {
           this.wake(session);
           if (event.type === 'logged_out') await this.connector.purge(id);
           await this.end(session);
-          await this.appendInstance(id, [
+          this.recordInstance(id, [
             event.type === 'logged_out'
               ? instanceEvent('InstanceLoggedOut', now(), { reason: event.reason })
               : instanceEvent('InstanceFailed', now(), { reason: event.reason }),
           ]);
           return;
         case 'receipt': {
-          const to = this.recipients.get(event.messageId) ?? (await this.recipientOf(id, event.messageId));
+          const known = this.recipients.get(event.messageId);
           const type = RECEIPT_EVENTS[event.status];
-          const data = type === 'MessageFailed' ? { message_id: event.messageId, to, reason: event.reason ?? 'failed' } : { message_id: event.messageId, to };
-          await this.events.append(messageStream(id, event.messageId), [messageEvent(type, now(), data as never)], {
-            expectedVersion: 'any',
-            commandId: `receipt-${event.messageId}-${event.status}`,
+          const at = now();
+          this.facts.record(id, `receipt ${event.status}`, async () => {
+            const to = known ?? (await this.recipientOf(id, event.messageId));
+            const data = type === 'MessageFailed' ? { message_id: event.messageId, to, reason: event.reason ?? 'failed' } : { message_id: event.messageId, to };
+            await this.events.append(messageStream(id, event.messageId), [messageEvent(type, at, data as never)], {
+              expectedVersion: 'any',
+              commandId: `receipt-${event.messageId}-${event.status}`,
+            });
           });
           return;
         }
@@ -277,16 +288,22 @@ export class SessionManager {
             media: m.media,
             timestamp: m.timestamp,
           });
-          await this.events
-            .append(messageStream(id, messageId), [received], { expectedVersion: 0, commandId: `inbound-${messageId}` })
-            .catch((error: unknown) => {
-              if (!isVersionConflict(error)) throw error;
-            });
+          this.facts.record(id, 'inbound message', () =>
+            this.events
+              .append(messageStream(id, messageId), [received], { expectedVersion: 0, commandId: `inbound-${messageId}` })
+              .then(
+                () => undefined,
+                (error: unknown) => {
+                  // Already there: the platform delivered it twice, or an earlier attempt was stored.
+                  if (!isVersionConflict(error)) throw error;
+                },
+              ),
+          );
           return;
         }
       }
     } catch (error) {
-      this.logger.error({ err: error, instanceId: id, event: event.type }, 'recording a connection event failed');
+      this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
     }
   }
 
@@ -316,9 +333,16 @@ export class SessionManager {
     session.reconnectTimer.unref();
   }
 
-  private async appendInstance(instanceId: string, events: InstanceEvent[]): Promise<void> {
-    await this.events.append(instanceStream(instanceId), events, { expectedVersion: 'any', commandId: randomUUID() });
+  /** Records lifecycle events behind the instance's earlier facts; the command id is fixed once, for every retry. */
+  private recordInstance(instanceId: string, events: InstanceEvent[]): void {
+    const commandId = randomUUID();
+    this.facts.record(instanceId, events.map((e) => e.type).join('+'), async () => {
+      await this.events.append(instanceStream(instanceId), events, { expectedVersion: 'any', commandId });
+    });
   }
 }
 
 const now = (): string => new Date().toISOString();
+
+/** How long a clean shutdown waits for facts still being retried. */
+const FACTS_DRAIN_MS = 5_000;
