@@ -6,6 +6,7 @@
 #   images.sh nats TAG   nats-server (the pinned 2.12.x that scripts/ensure-nats-server.sh builds) + the libraries it
 #                        links + busybox (sh, wget): takes the same compose command and health check as nats:*-alpine
 # Needs root (debootstrap, chroot) and apt-get. Each run builds afresh; images.ts skips tags that exist.
+# The base image's label (inherited by every image built on it) lets images.ts prune only this test's leftovers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 what=$1 tag=$2
@@ -33,6 +34,7 @@ base() {
   tar -C "$root" -c . | docker import \
     -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
+    -c 'LABEL org.wagw.test-image=base' \
     -c 'CMD ["node"]' - "$tag" >/dev/null
 }
 
