@@ -1,27 +1,92 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startLocalNatsServer } from '@wagw/lib';
+import {
+  connectNats,
+  createLogger,
+  natsServerBinary,
+  natsServerVersion,
+  startLocalNatsCluster,
+  startLocalNatsServer,
+  type LocalNatsCluster,
+} from '@wagw/lib';
 
-/** A nats-server of the benchmark's own: a free loopback port and a temporary store, deleted on stop. */
+/**
+ * The benchmark's own NATS: one nats-server (R1), or with `nodes: 3` a local 3-node JetStream cluster on which every
+ * stream and bucket gets 3 replicas (R3), as `NATS_URL=a,b,c NATS_REPLICAS=3` runs it; free loopback ports and a
+ * temporary store, deleted on stop.
+ */
 export interface BenchNats {
+  /** `NATS_URL`: one server, or every node's, comma-separated. */
   readonly url: string;
-  /** nats-server's pid (for its CPU time). */
-  readonly pid: number;
+  /** `NATS_REPLICAS` for the clients and services on it. */
+  readonly replicas: number;
+  /** "R1" or "R3", for the logs. */
+  readonly label: string;
+  /** Every nats-server's pid (for their CPU time). */
+  readonly pids: readonly number[];
   stop(): Promise<void>;
 }
 
-export const startBenchNats = async (): Promise<BenchNats> => {
+/** The pid a nats-server wrote into its store (`-P`); it is written before the server accepts connections. */
+const pidInStore = (storeDir: string): number => {
+  const pid = Number(readFileSync(join(storeDir, 'nats-server.pid'), 'utf8').trim());
+  if (!Number.isSafeInteger(pid) || pid <= 1) throw new Error(`no nats-server pid in ${storeDir}`);
+  return pid;
+};
+
+/**
+ * A node can fail to bind a port that was free when picked (two picks alike, or another process binding it in
+ * between: "nats-server exited with code 1 during start-up" in a bench run on this shared machine). A new try picks
+ * new ports; it reuses the stores, whose pid files let the lib stop the nodes the failed try left running. At most
+ * 3 tries.
+ */
+const startClusterRetrying = async (nodes: number, baseDir: string): Promise<LocalNatsCluster> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLocalNatsCluster({ size: nodes, baseDir, host: '127.0.0.1' });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      log(`nats cluster start failed (${error instanceof Error ? error.message : String(error)}); retrying with other ports`);
+    }
+  }
+};
+
+export const startBenchNats = async ({ nodes = 1 }: { nodes?: number } = {}): Promise<BenchNats> => {
   const storeDir = mkdtempSync(join(tmpdir(), 'wagw-bench-nats-'));
   try {
-    const server = await startLocalNatsServer({ storeDir, host: '127.0.0.1' });
+    if (nodes <= 1) {
+      const server = await startLocalNatsServer({ storeDir, host: '127.0.0.1' });
+      return {
+        url: server.url,
+        replicas: 1,
+        label: 'R1',
+        pids: [server.pid],
+        stop: async () => {
+          await server.stop();
+          rmSync(storeDir, { recursive: true, force: true });
+        },
+      };
+    }
+    const cluster = await startClusterRetrying(nodes, storeDir);
+    // Three copies, as the launcher keeps on a cluster of any size (min(nodes, 3)).
+    const replicas = Math.min(nodes, 3);
+    let pids: number[];
+    try {
+      pids = cluster.nodes.map((node) => pidInStore(join(storeDir, node.name)));
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
     return {
-      url: server.url,
-      pid: server.pid,
+      url: cluster.url,
+      replicas,
+      label: `R${replicas}`,
+      pids,
       stop: async () => {
-        await server.stop();
+        await cluster.stop();
         rmSync(storeDir, { recursive: true, force: true });
       },
     };
@@ -30,6 +95,26 @@ export const startBenchNats = async (): Promise<BenchNats> => {
     throw error;
   }
 };
+
+/**
+ * Fails unless every stream on `server` (the event streams and the KV buckets' streams the services created) has the
+ * server's replicas: an R3 row must not be measured on R1 streams. Returns "N streams, all R3" for the log.
+ */
+export const assertReplicated = async (server: BenchNats): Promise<string> => {
+  const nats = await connectNats({ url: server.url, name: 'bench-replicas', logger: createLogger('bench', 'silent'), timeoutMs: 30_000, replicas: server.replicas });
+  try {
+    // One page (up to 256 streams) is all there is: the services create a handful.
+    const streams = await nats.jsm.streams.list().next();
+    const wrong = streams.filter((info) => info.config.num_replicas !== server.replicas).map((info) => `${info.config.name}: R${info.config.num_replicas}`);
+    if (streams.length === 0 || wrong.length > 0) throw new Error(`expected every stream R${server.replicas} on ${server.url}, got ${wrong.join(', ') || 'no streams'}`);
+    return `${streams.length} streams, all R${server.replicas}`;
+  } finally {
+    await nats.close();
+  }
+};
+
+/** CPU seconds so far of every nats-server of `nats` (a stopped one counts 0). */
+export const natsCpuSeconds = (nats: BenchNats): number => nats.pids.reduce((sum, pid) => sum + (processInfo(pid)?.cpuSeconds ?? 0), 0);
 
 /** Runs `fn` and returns its result with the elapsed wall time in seconds. */
 export const timed = async <T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
@@ -84,7 +169,8 @@ export const log = (message: string): void => {
 
 /** The machine and versions the numbers were measured on, for the results header. */
 export const environment = (): string => {
-  const nats = spawnSync('nats-server', ['--version'], { encoding: 'utf8' }).stdout.trim() || 'nats-server (unknown version)';
+  // The binary the benchmarks start (the pinned .tools/nats-server when built), not whichever is first on the PATH.
+  const nats = `nats-server v${natsServerVersion(natsServerBinary()) ?? 'unknown'}`;
   const cpu = cpus();
   return `${new Date().toISOString()} · Node ${process.version} · ${nats} · ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}`;
 };
@@ -142,6 +228,13 @@ export const processInfo = (pid: number): ProcessInfo | null => {
     return null;
   }
 };
+
+/** The processes whose parent is `ppid`. */
+export const childrenOf = (ppid: number): ProcessInfo[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => processInfo(Number(entry)))
+    .filter((p): p is ProcessInfo => p?.ppid === ppid);
 
 /**
  * SIGTERM, then SIGKILL after 30 s (a launcher stops its services first, each within 10 s); resolves once the

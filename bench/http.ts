@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@wagw/lib';
-import { envPositiveInt, log, stopProcess } from './common';
+import { childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, stopProcess, type BenchNats } from './common';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -14,20 +14,33 @@ export interface HttpResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** The statuses other than 2xx and how often each came (e.g. { 503: 12 }), to tell a shed load from a failure. */
+  otherStatuses: Record<string, number>;
+  /** Responses received. */
+  total: number;
 }
+
+/** One result as a table cell; statuses other than 2xx are named when there were any. */
+export const fmtHttp = (r: HttpResult): string => {
+  const statuses = Object.entries(r.otherStatuses).map(([status, count]) => `${count} × ${status}`);
+  return `${fmtInt(r.requestsPerSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.non2xx} non-2xx${statuses.length ? `: ${statuses.join(', ')}` : ''}, ${r.errors} errors)`;
+};
 
 /** 50 connections for BENCH_DURATION seconds (default 10). */
 const cannon = async (options: autocannon.Options): Promise<HttpResult> => {
   const result = await autocannon({ connections: 50, duration: envPositiveInt('BENCH_DURATION', 10), ...options });
+  const otherStatuses: Record<string, number> = {};
+  for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (!status.startsWith('2') && count > 0) otherStatuses[status] = count;
   return {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    otherStatuses,
+    total: result.requests.total,
   };
 };
-
 
 /** Waits for a child's stdout to match `pattern` (bounded). */
 const waitForOutput = (child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> =>
@@ -51,49 +64,113 @@ export interface HttpBenchResult {
   send: HttpResult;
 }
 
+interface Gateway {
+  base: string;
+  headers: Record<string, string>;
+  /** CPU seconds so far of the launcher's services (gateway, instances, sessions, webhooks) together. */
+  cpuSeconds: () => number;
+}
+
 /**
- * The gateway as the quickstart runs it (every service its own process, a local nats-server), beside bare
- * Fastify in its own process: GET / against create_instance, a schema-validated POST against POST /v1/send
- * (on a linked sandbox instance; acceptance = validation + gRPC + durable append).
+ * The gateway as the quickstart runs it (the launcher: every service its own process) for the time of `fn`: on a
+ * nats-server the launcher starts itself (`nats` null), or on the benchmark's `nats` (one server or a cluster).
  */
-export const runHttpBench = async (): Promise<HttpBenchResult> => {
+const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gateway) => Promise<T>): Promise<T> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wagw-bench-http-'));
   const port = await freePort();
+  // With NATS_URL set the launcher starts no nats-server and hands NATS_URL and NATS_REPLICAS to every service.
+  const natsEnv = nats ? { NATS_URL: nats.url, NATS_REPLICAS: String(nats.replicas) } : { NATS_URL: '', NATS_CLUSTER_SIZE: '', NATS_REPLICAS: '' };
   const gateway = spawn(process.execPath, [join(ROOT, 'lib/dist/launcher/main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'error', NATS_URL: '', AUTH_JWT_SECRET: '', WA_CONNECTOR: 'sandbox' },
+    env: { ...process.env, ...natsEnv, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'error', AUTH_JWT_SECRET: '', WA_CONNECTOR: 'sandbox' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const bare = spawn(process.execPath, ['-r', join(ROOT, 'bench/register.js'), join(ROOT, 'bench/bareServer.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const token = (await waitForOutput(gateway, /export TOKEN=(\S+)/, 60_000))[1]!;
-    const barePort = (await waitForOutput(bare, /^(\d+)\n/, 20_000))[1]!;
-    const base = `http://127.0.0.1:${port}/v1`;
-    const headers = { authorization: `Bearer ${token}` };
-    const bareUrl = `http://127.0.0.1:${barePort}`;
-    await cannon({ url: `${bareUrl}/`, duration: 2 });
-
-    log('http: bare Fastify GET /');
-    const bareGet = await cannon({ url: `${bareUrl}/` });
-    log('http: GET /v1/create_instance');
-    const createInstance = await cannon({ url: `${base}/create_instance`, headers });
-
-    const instanceId = ((await (await fetch(`${base}/create_instance`, { headers })).json()) as { instance_id: string }).instance_id;
-    await fetch(`${base}/get_qrcode?instance_id=${instanceId}`, { headers });
-    await fetch(`${base}/sandbox/scan?instance_id=${instanceId}&number=4915112345678`, { headers });
-    for (let i = 0; i < 100; i++) {
-      const status = (await (await fetch(`${base}/status?instance_id=${instanceId}`, { headers })).json()) as { state: string };
-      if (status.state === 'connected') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const body = JSON.stringify({ instance_id: instanceId, number: '4915199999999', type: 'text', message: 'hello from the gateway benchmark, a short message body' });
-    log('http: bare Fastify POST /send (schema)');
-    const barePost = await cannon({ url: `${bareUrl}/send`, method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    log('http: POST /v1/send');
-    const send = await cannon({ url: `${base}/send`, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
-    return { bareGet, createInstance, barePost, send };
+    const cpuSeconds = (): number => childrenOf(gateway.pid!).reduce((sum, p) => sum + p.cpuSeconds, 0);
+    return await fn({ base: `http://127.0.0.1:${port}/v1`, headers: { authorization: `Bearer ${token}` }, cpuSeconds });
   } finally {
-    await stopProcess(bare);
     await stopProcess(gateway);
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
+
+/** Creates a sandbox instance and links it; fails unless it is connected within 10 s. */
+const linkInstance = async ({ base, headers }: Gateway): Promise<string> => {
+  const instanceId = ((await (await fetch(`${base}/create_instance`, { headers })).json()) as { instance_id: string }).instance_id;
+  await fetch(`${base}/get_qrcode?instance_id=${instanceId}`, { headers });
+  await fetch(`${base}/sandbox/scan?instance_id=${instanceId}&number=4915112345678`, { headers });
+  for (let i = 0; i < 100; i++) {
+    const status = (await (await fetch(`${base}/status?instance_id=${instanceId}`, { headers })).json()) as { state: string };
+    if (status.state === 'connected') return instanceId;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`instance ${instanceId} not connected 10 s after scanning`);
+};
+
+const sendBody = (instanceId: string): string =>
+  JSON.stringify({ instance_id: instanceId, number: '4915199999999', type: 'text', message: 'hello from the gateway benchmark, a short message body' });
+
+/** POST /v1/send, 50 connections: acceptance = validation + gRPC + durable append. */
+const cannonSend = (gateway: Gateway, instanceId: string, duration?: number): Promise<HttpResult> =>
+  cannon({
+    url: `${gateway.base}/send`,
+    method: 'POST',
+    headers: { ...gateway.headers, 'content-type': 'application/json' },
+    body: sendBody(instanceId),
+    ...(duration ? { duration } : {}),
+  });
+
+/**
+ * The gateway on its own nats-server, beside bare Fastify in its own process: GET / against create_instance, a
+ * schema-validated POST against POST /v1/send (on a linked sandbox instance).
+ */
+export const runHttpBench = async (): Promise<HttpBenchResult> => {
+  const bare = spawn(process.execPath, ['-r', join(ROOT, 'bench/register.js'), join(ROOT, 'bench/bareServer.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    return await withGateway(null, async (gateway) => {
+      const barePort = (await waitForOutput(bare, /^(\d+)\n/, 20_000))[1]!;
+      const bareUrl = `http://127.0.0.1:${barePort}`;
+      await cannon({ url: `${bareUrl}/`, duration: 2 });
+
+      log('http: bare Fastify GET /');
+      const bareGet = await cannon({ url: `${bareUrl}/` });
+      log('http: GET /v1/create_instance');
+      const createInstance = await cannon({ url: `${gateway.base}/create_instance`, headers: gateway.headers });
+
+      const instanceId = await linkInstance(gateway);
+      log('http: bare Fastify POST /send (schema)');
+      const barePost = await cannon({ url: `${bareUrl}/send`, method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody(instanceId) });
+      log('http: POST /v1/send');
+      const send = await cannonSend(gateway, instanceId);
+      return { bareGet, createInstance, barePost, send };
+    });
+  } finally {
+    await stopProcess(bare);
+  }
+};
+
+export interface SendResult extends HttpResult {
+  /** CPU time per accepted send, µs: the services together, and every nats-server together. */
+  servicesMicrosPerRequest: number;
+  natsMicrosPerRequest: number;
+}
+
+/**
+ * POST /v1/send acceptance alone, the same load as runHttpBench's, on `nats` (R1 or a cluster's R3): what a durable
+ * append costs with replication. A 2 s warm-up first, so that neither side is measured with a cold JIT or while the
+ * streams' leaders settle. The CPU per request is steadier than the rate when the machine's speed drifts.
+ */
+export const runSendBench = (nats: BenchNats): Promise<SendResult> =>
+  withGateway(nats, async (gateway) => {
+    const instanceId = await linkInstance(gateway);
+    await cannonSend(gateway, instanceId, 2);
+    log(`http: POST /v1/send on ${nats.label} (${nats.url})`);
+    const before = { services: gateway.cpuSeconds(), nats: natsCpuSeconds(nats) };
+    const result = await cannonSend(gateway, instanceId);
+    const perRequest = (seconds: number): number => (seconds / Math.max(1, result.total)) * 1e6;
+    return {
+      ...result,
+      servicesMicrosPerRequest: perRequest(gateway.cpuSeconds() - before.services),
+      natsMicrosPerRequest: perRequest(natsCpuSeconds(nats) - before.nats),
+    };
+  });

@@ -2,23 +2,26 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { environment, fmtInt, fmtRatio, log, markdownTable, type ResultRow } from './common';
 import { runBaileysBench } from './baileys';
+import { clusterRows } from './cluster';
 import { runAppendBench, runReadBench } from './eventStore';
-import { runHttpBench, type HttpResult } from './http';
+import { fmtHttp as http, runHttpBench } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
 import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
 
-const http = (r: HttpResult): string => `${fmtInt(r.requestsPerSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.non2xx} non-2xx, ${r.errors} errors)`;
-
 /** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
-/** BENCH_ONLY=http (or eventstore, webhooks, sessions, baileys) runs one group. */
-const only = process.env.BENCH_ONLY;
+/** BENCH_ONLY=http (or eventstore, webhooks, cluster, sessions, baileys) runs one group. */
+const GROUPS = ['eventstore', 'http', 'webhooks', 'cluster', 'sessions', 'baileys'];
+const only = process.env.BENCH_ONLY || undefined;
 const wanted = (group: string): boolean => !only || only === group;
 
 const main = async (): Promise<void> => {
+  // A misspelt group would otherwise run nothing and print an empty table.
+  if (only && !GROUPS.includes(only)) throw new Error(`BENCH_ONLY must be one of ${GROUPS.join(', ')} (got "${only}")`);
   const rows: ResultRow[] = [];
   if (wanted('eventstore')) await eventStoreRows(rows);
   if (wanted('http')) await httpRows(rows);
   if (wanted('webhooks')) await webhookRows(rows);
+  if (wanted('cluster')) await clusterRows(rows);
   if (wanted('sessions')) await sessionsRows(rows);
   if (wanted('baileys')) await baileysRows(rows);
   const table = `${environment()}\n\n${markdownTable(rows)}\n`;

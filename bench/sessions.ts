@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -17,7 +17,7 @@ import {
   type MessageAccepted,
   type NatsHandle,
 } from '@wagw/lib';
-import { envPositiveInt, log, median, pool, processInfo, startBenchNats, stopProcess, type ProcessInfo } from './common';
+import { childrenOf, envPositiveInt, log, median, pool, processInfo, startBenchNats, stopProcess } from './common';
 
 const ROOT = resolve(__dirname, '..');
 const SESSIONS_SCRIPT = join(ROOT, 'services/sessions/dist/main.js');
@@ -45,13 +45,6 @@ const waitForOutput = (stream: Readable | null, pattern: RegExp, timeoutMs: numb
     stream?.on('data', onData);
   });
 
-
-/** The processes whose parent is `ppid`. */
-const childrenOf = (ppid: number): ProcessInfo[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map((entry) => processInfo(Number(entry)))
-    .filter((p): p is ProcessInfo => p?.ppid === ppid);
 
 /** The pid of the sessions service the launcher `launcherPid` runs (its child running services/sessions/dist/main.js). */
 const sessionsPid = (launcherPid: number): number => {

@@ -12,7 +12,7 @@ import {
 } from '@wagw/lib';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { envPositiveInt, log, pool, processInfo, startBenchNats, type BenchNats } from './common';
+import { assertReplicated, envPositiveInt, log, natsCpuSeconds, pool, processInfo, startBenchNats, type BenchNats } from './common';
 
 const silent = createLogger('bench', 'silent');
 const INSTANCES = 100;
@@ -100,11 +100,15 @@ const appendMessage = (store: JetStreamEventStore, instanceId: string, n: number
     commandId: `msg-${instanceId}-${n}`,
   });
 
-const withStack = async <T>(fn: (nats: NatsHandle, store: JetStreamEventStore, server: BenchNats) => Promise<T>): Promise<T> => {
-  const server = await startBenchNats();
-  const nats = await connectNats({ url: server.url, name: 'bench-webhooks', logger: silent, timeoutMs: 30_000 });
+/** `natsNodes` 1: one nats-server (R1); 3: a local 3-node cluster with every stream and bucket R3. */
+const withStack = async <T>(natsNodes: number, fn: (nats: NatsHandle, store: JetStreamEventStore, server: BenchNats) => Promise<T>): Promise<T> => {
+  const server = await startBenchNats({ nodes: natsNodes });
+  // The event stream and the secrets bucket are created here, before the service starts: with the server's replicas.
+  const nats = await connectNats({ url: server.url, name: 'bench-webhooks', logger: silent, timeoutMs: 30_000, replicas: server.replicas });
   try {
-    return await fn(nats, await JetStreamEventStore.open(nats), server);
+    const value = await fn(nats, await JetStreamEventStore.open(nats), server);
+    log(`webhooks: ${await assertReplicated(server)}`);
+    return value;
   } finally {
     await nats.close();
     await server.stop();
@@ -112,9 +116,9 @@ const withStack = async <T>(fn: (nats: NatsHandle, store: JetStreamEventStore, s
 };
 
 /** The webhooks service as its own process (built by `npm run bench`), as it runs in production. */
-const startWebhooks = async (natsUrl: string): Promise<{ cpuSeconds: () => number; close: () => Promise<void> }> => {
+const startWebhooks = async (server: BenchNats): Promise<{ cpuSeconds: () => number; close: () => Promise<void> }> => {
   const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), resolve(__dirname, '../services/webhooks/dist/main.js')], {
-    env: { ...process.env, NATS_URL: natsUrl, WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0', OPS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' },
+    env: { ...process.env, NATS_URL: server.url, NATS_REPLICAS: String(server.replicas), WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0', OPS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await new Promise((r) => setTimeout(r, 1_000));
@@ -143,9 +147,9 @@ export const benchWebhookLatency = async (): Promise<WebhookLatencyResult> => {
   const seconds = envPositiveInt('BENCH_DURATION', 10);
   const receiver = await startReceiver();
   try {
-    return await withStack(async (nats, store, server) => {
+    return await withStack(1, async (nats, store, server) => {
       const ids = await setUpInstances(nats, store, receiver.url, 'L');
-      const webhooks = await startWebhooks(server.url);
+      const webhooks = await startWebhooks(server);
       try {
         const total = rate * seconds;
         log(`webhooks: ${total} events at ${rate}/s over ${INSTANCES} instances`);
@@ -173,11 +177,13 @@ export const benchWebhookLatency = async (): Promise<WebhookLatencyResult> => {
 
 export interface WebhookThroughputResult {
   replicas: number;
+  /** The NATS it ran on: "R1" (one server) or "R3" (a 3-node cluster). */
+  nats: string;
   events: number;
   deliveriesPerSecond: number;
   /** CPU time of the webhooks processes per delivery, in microseconds (steadier than the rate on a shared machine). */
   cpuMicrosPerDelivery: number;
-  /** nats-server's and the receiver's (this process's) CPU time per delivery, microseconds. */
+  /** The nats-servers' (all nodes of a cluster together) and the receiver's (this process's) CPU time per delivery, µs. */
   natsMicrosPerDelivery: number;
   receiverMicrosPerDelivery: number;
   rawPostsPerSecond: number;
@@ -186,9 +192,10 @@ export interface WebhookThroughputResult {
 
 /**
  * The most deliveries/s: a backlog of events is queued, then the webhooks service delivers it all. Beside it, the
- * same receiver's capacity for plain keep-alive POSTs (undici, same concurrency, no NATS, no signing).
+ * same receiver's capacity for plain keep-alive POSTs (undici, same concurrency, no NATS, no signing). `replicas`
+ * webhooks processes, on one nats-server (`natsNodes` 1) or a local 3-node R3 cluster (3).
  */
-export const benchWebhookThroughput = async (replicas: number): Promise<WebhookThroughputResult> => {
+export const benchWebhookThroughput = async (replicas: number, natsNodes = 1): Promise<WebhookThroughputResult> => {
   const events = envPositiveInt('BENCH_WEBHOOK_EVENTS', 20_000);
   const receiver = await startReceiver();
   try {
@@ -202,17 +209,17 @@ export const benchWebhookThroughput = async (replicas: number): Promise<WebhookT
     await agent.close();
     receiver.reset();
 
-    const measured = await withStack(async (nats, store, server) => {
+    const measured = await withStack(natsNodes, async (nats, store, server) => {
       const ids = await setUpInstances(nats, store, receiver.url, 'T');
-      log(`webhooks: queueing ${events} events`);
+      log(`webhooks: queueing ${events} events on ${server.label}`);
       await pool(events, 100, (n) => appendMessage(store, ids[n % ids.length]!, n).then(() => undefined));
-      const started = await Promise.all(Array.from({ length: replicas }, () => startWebhooks(server.url)));
+      const started = await Promise.all(Array.from({ length: replicas }, () => startWebhooks(server)));
       const webhooks = {
         cpuSeconds: () => started.reduce((sum, replica) => sum + replica.cpuSeconds(), 0),
         close: () => Promise.all(started.map((replica) => replica.close())),
       };
       try {
-        const natsCpu = (): number => processInfo(server.pid)?.cpuSeconds ?? 0;
+        const natsCpu = (): number => natsCpuSeconds(server);
         const ownCpu = (): number => {
           const usage = process.cpuUsage();
           return (usage.user + usage.system) / 1e6;
@@ -224,6 +231,7 @@ export const benchWebhookThroughput = async (replicas: number): Promise<WebhookT
         const measuredEvents = events - atStart.count;
         const perDelivery = (seconds: number): number => (seconds / measuredEvents) * 1e6;
         return {
+          nats: server.label,
           deliveriesPerSecond: (events - 1) / ((receiver.lastAt() - atStart.at) / 1000),
           cpuMicrosPerDelivery: perDelivery(webhooks.cpuSeconds() - atStart.webhooks),
           natsMicrosPerDelivery: perDelivery(natsCpu() - atStart.nats),
