@@ -2,7 +2,8 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueToken, startLocalNatsCluster, type LocalNatsCluster } from '@wagw/lib';
-import { freeFixedPort, startServiceProcess, type ServiceProcess } from '../harness/serviceProcess';
+import { freeFixedPort } from '@wagw/lib';
+import { startServiceProcess, type ServiceProcess } from '../harness/serviceProcess';
 import type { DrillService, DrillTarget, ReceivedWebhook } from './drill';
 import { RawWebhookReceiver } from './receiver';
 

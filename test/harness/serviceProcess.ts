@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
@@ -115,40 +113,4 @@ export const startServiceProcess = async (options: ServiceProcessOptions): Promi
       await launch();
     },
   };
-};
-
-/** The first port the OS hands out for port-0 binds and outgoing connections (Linux; 32768 elsewhere). */
-const ephemeralLow = (): number => {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
-  } catch {
-    return 32_768;
-  }
-};
-
-const bindable = (port: number): Promise<boolean> =>
-  new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
-  });
-
-/** Ports this process handed out already (two picks must not collide before either is bound). */
-const handedOut = new Set<number>();
-
-/**
- * A free loopback port below the OS's ephemeral range, for a process that binds it some seconds later and again
- * after a restart: a port from `freePort()` (port 0) can meanwhile be handed to any other process binding port 0
- * (another test file running in parallel did: EADDRINUSE), one outside that range only to whoever names it.
- */
-export const freeFixedPort = async (): Promise<number> => {
-  const high = Math.min(ephemeralLow(), 65_536) - 1;
-  const low = Math.max(1_024, high - 12_000);
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const port = low + Math.floor(Math.random() * (high - low));
-    if (handedOut.has(port) || !(await bindable(port))) continue;
-    handedOut.add(port);
-    return port;
-  }
-  throw new Error(`no free port between ${low} and ${high}`);
 };

@@ -6,3 +6,4 @@ export * from './replyInbox';
 export * from './localCluster';
 export * from './startupRetry';
 export * from './provision';
+export * from './ports';

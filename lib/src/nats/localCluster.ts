@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { freePort, startLocalNatsServer, type LocalNatsServer } from './localServer';
+import { startLocalNatsServer, type LocalNatsServer } from './localServer';
+import { freeFixedPort } from './ports';
 
 /** One node of a local cluster; `restart()` starts it again on the same ports and store, as a machine coming back. */
 export interface LocalClusterNode {
@@ -28,7 +29,7 @@ export interface LocalClusterOptions {
   /** Each node's store goes in `<baseDir>/<name>`. */
   baseDir: string;
   host?: string;
-  /** Client ports, one per node (default: free ports); cluster ports are picked free. */
+  /** Client ports, one per node (default: free ports below the ephemeral range); cluster ports are picked likewise. */
   ports?: readonly number[];
   clusterName?: string;
   binary?: string;
@@ -44,8 +45,14 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
   if (!Number.isInteger(options.size) || options.size < 2) throw new Error(`a cluster needs at least 2 nodes, got ${options.size}`);
   const host = options.host ?? '127.0.0.1';
   const names = Array.from({ length: options.size }, (_, i) => `n${i + 1}`);
-  const clientPorts = await Promise.all(names.map((_, i) => (options.ports?.[i] ? Promise.resolve(options.ports[i]) : freePort(host))));
-  const routePorts = await Promise.all(names.map(() => freePort(host)));
+  // Below the ephemeral range: a node restarted after a kill binds the same ports again, and a port from the
+  // ephemeral range may meanwhile have gone to any outgoing connection or port-0 bind on the machine.
+  const clientPorts: number[] = [];
+  const routePorts: number[] = [];
+  for (const [i] of names.entries()) {
+    clientPorts.push(options.ports?.[i] ?? (await freeFixedPort()));
+    routePorts.push(await freeFixedPort());
+  }
   const routes = routePorts.map((port) => `nats://${host}:${port}`).join(',');
   const start = (i: number): Promise<LocalNatsServer> =>
     startLocalNatsServer({

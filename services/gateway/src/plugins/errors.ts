@@ -25,7 +25,9 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       const status = HTTP_STATUS[error.kind];
-      if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
+      // 503s (a dependency down or electing: the client retries) are warnings; other 5xx are bugs.
+      if (status === 503) request.log.warn({ err: error.cause ?? error, code: error.code }, 'request answered unavailable');
+      else if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
       return reply.code(status).send({ error: error.kind === 'internal' ? 'Internal error' : error.message, code: error.code });
     }
     if (error.validation) {

@@ -45,7 +45,9 @@ export const sendStreamHandler =
           .then(
             (messageId) => answer({ id, messageId }),
             (error: unknown) => {
-              if (!isAppError(error) || error.kind === 'internal' || error.kind === 'unavailable') logger.error({ err: error }, 'send failed');
+              // Bugs are errors; a 503 (NATS electing, an owner moving) is a warning: the client retries.
+              if (!isAppError(error) || error.kind === 'internal') logger.error({ err: error }, 'send failed');
+              else if (error.kind === 'unavailable') logger.warn({ err: error }, 'send answered unavailable');
               answer({ id, error: toErrorDetail(error) });
             },
           );

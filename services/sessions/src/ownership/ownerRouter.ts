@@ -1,4 +1,4 @@
-import { AppError, isAppError, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
+import { AppError, isAppError, LogThrottle, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
@@ -27,6 +27,8 @@ const subjectOf = (replicaId: string): string => `sessions.replica.${replicaId}`
  */
 export class OwnerRouter implements OwnerOps {
   private subscription: Subscription | null = null;
+  /** One line per 5 s per dead owner, not one per request routed to it. */
+  private readonly throttle = new LogThrottle(5_000);
 
   constructor(
     private readonly nats: NatsHandle,
@@ -60,7 +62,7 @@ export class OwnerRouter implements OwnerOps {
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
     if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('retry');
     return (this.route({ op: 'dispatch', instanceId, args: [instanceId, accepted, sequence] }) as Promise<'done' | 'retry'>).catch((error: unknown) => {
-      this.logger.warn({ err: error, instanceId }, 'the owner could not take a send; it will be offered again');
+      this.throttle.maybe('dispatch', (heldBack) => this.logger.warn({ err: error, instanceId, heldBack }, 'the owner could not take a send; it will be offered again'));
       return 'retry' as const;
     });
   }
@@ -99,7 +101,9 @@ export class OwnerRouter implements OwnerOps {
       return message.json<Reply>();
     } catch (error) {
       // No responders or a time-out: the holder is gone or stuck; the lease expires and someone takes over.
-      this.logger.warn({ err: error, owner, instanceId: call.instanceId, op: call.op }, 'the owning replica did not answer');
+      this.throttle.maybe(`ask:${owner}`, (heldBack) =>
+        this.logger.warn({ err: error, owner, instanceId: call.instanceId, op: call.op, heldBack }, 'the owning replica did not answer'),
+      );
       return { ok: false, kind: 'unavailable', code: 'not_owner', message: 'the owner did not answer' };
     }
   }
