@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
-import { issueToken } from '@wagw/lib';
+import { freeFixedPort, issueToken } from '@wagw/lib';
 import { REPO_ROOT, type BuiltImages } from './images';
 
 /**
@@ -17,17 +16,6 @@ const run = promisify(execFile);
 export const COMPOSE_FILES = ['docker-compose.yml', 'test/containers/docker-compose.drill.yml'];
 export const NATS_SERVICES = ['nats-1', 'nats-2', 'nats-3'];
 export const APP_SERVICES = ['instances-1', 'instances-2', 'sessions-1', 'sessions-2', 'webhooks-1', 'webhooks-2', 'gateway'];
-
-/** A free TCP port on 127.0.0.1 (released again at once; the stack binds it a moment later). */
-const freePort = (): Promise<number> =>
-  new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 
 export interface ComposeStack {
   readonly project: string;
@@ -55,7 +43,8 @@ export const startComposeStack = async (images: BuiltImages): Promise<ComposeSta
   const envFile = join(dir, 'stack.env');
   // The services' env file (docker-compose.yml: env_file), as an operator's .env would be.
   writeFileSync(envFile, `AUTH_JWT_SECRET=${secret}\nWA_CONNECTOR=sandbox\nLOG_LEVEL=info\n`, { mode: 0o600 });
-  const natsPorts = [await freePort(), await freePort(), await freePort()];
+  // Below the ephemeral range, so that no outgoing connection takes a killed node's port before its restart.
+  const natsPorts = [await freeFixedPort(), await freeFixedPort(), await freeFixedPort()];
   const environment = {
     COMPOSE_PROJECT_NAME: project,
     WAGW_ENV_FILE: envFile,
