@@ -120,6 +120,10 @@ if (reason) {
       const report: DrillReport = await runDrill(target);
       // One line, to be copied into the README.
       process.stdout.write(`DRILL REPORT ${JSON.stringify({ ...report, failures: report.failures.slice(0, 20) })}\n`);
+      // The report keeps 20 failures; say how many there were and on what (an instance id or a check) in one line.
+      const byWhat: Record<string, number> = {};
+      for (const failure of report.failures) byWhat[failure.split(':')[0]!] = (byWhat[failure.split(':')[0]!] ?? 0) + 1;
+      if (report.failures.length) say(`drill: ${report.failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
       expect(report.failures).toEqual([]);
     }, 10 * 60_000);
   });
