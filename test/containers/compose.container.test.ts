@@ -69,6 +69,23 @@ if (reason) {
       return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
     };
 
+    /** For a failed drill's post-mortem: where each durable consumer stands (a send stuck unacknowledged, or dropped). */
+    const consumerStates = async (stream: string): Promise<unknown[]> => {
+      const nc = await connect({ servers: stack!.natsUrl.split(','), ignoreClusterUpdates: true });
+      try {
+        const states: unknown[] = [];
+        for await (const c of (await jetstreamManager(nc)).consumers.list(stream)) {
+          const { name, num_pending: pending, num_ack_pending: ackPending, num_redelivered: redelivered, delivered, ack_floor: ackFloor } = c;
+          states.push({ name, pending, ackPending, redelivered, delivered: delivered.stream_seq, ackFloor: ackFloor.stream_seq, maxDeliver: c.config.max_deliver });
+        }
+        return states;
+      } catch (error) {
+        return [String(error)];
+      } finally {
+        await nc.close();
+      }
+    };
+
     it('runs every service healthy behind a gateway published on 127.0.0.1', async () => {
       for (const service of [...NATS_SERVICES, ...APP_SERVICES, 'receiver']) expect([service, await stack!.health(service)]).toEqual([service, 'healthy']);
       expect(stack!.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -123,7 +140,10 @@ if (reason) {
       // The report keeps 20 failures; say how many there were and on what (an instance id or a check) in one line.
       const byWhat: Record<string, number> = {};
       for (const failure of report.failures) byWhat[failure.split(':')[0]!] = (byWhat[failure.split(':')[0]!] ?? 0) + 1;
-      if (report.failures.length) say(`drill: ${report.failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
+      if (report.failures.length) {
+        say(`drill: ${report.failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
+        say(`EVENTS consumers after the drill: ${JSON.stringify(await consumerStates('EVENTS'))}`);
+      }
       expect(report.failures).toEqual([]);
     }, 10 * 60_000);
   });
