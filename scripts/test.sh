@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite: unit, integration (a real nats-server per test file) and end-to-end over HTTP.
+# The whole test suite: unit, integration (a real nats-server or 3-node cluster per test file), end-to-end over
+# HTTP, the cluster drill, and the compose stack in Docker.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+# A Docker engine for the container tests (test/containers); they say "skipped" with the reason where none can be had.
+bash scripts/ensure-docker.sh
 npm run --silent build
 results=$(mktemp)
 status=0
