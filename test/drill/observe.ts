@@ -1,9 +1,9 @@
+import { BUCKETS } from '@wagw/lib';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { SESSION_LEASE_BUCKET } from '../../services/sessions/src/config';
-import { SANDBOX_CONNECTIONS_BUCKET, SANDBOX_SENT_BUCKET, type SandboxConnectionRecord } from '../../services/sessions/src/connector/sandbox/ledger';
-import { WEBHOOKS_LEASE_BUCKET } from '../../services/webhooks/src/service';
+
+import { type SandboxConnectionRecord } from '../../services/sessions/src/connector/sandbox/ledger';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -50,7 +50,7 @@ export class NatsObserver {
 
   /** How many unexpired leases each owner holds in a lease bucket. */
   async leaseHolders(service: 'sessions' | 'webhooks'): Promise<Map<string, number>> {
-    const kv = await this.bucket(service === 'sessions' ? SESSION_LEASE_BUCKET : WEBHOOKS_LEASE_BUCKET);
+    const kv = await this.bucket(service === 'sessions' ? BUCKETS.sessionLeases : BUCKETS.webhooksLeases);
     const holders = new Map<string, number>();
     for (const key of await this.keys(kv, '>')) {
       const entry = await kv.get(key);
@@ -63,18 +63,18 @@ export class NatsObserver {
 
   /** The message ids the sandbox platform took from the instance. */
   async takenIds(instanceId: string): Promise<Set<string>> {
-    const kv = await this.bucket(SANDBOX_SENT_BUCKET);
+    const kv = await this.bucket(BUCKETS.sandboxSent);
     return new Set((await this.keys(kv, `${instanceId}.*`)).map((key) => key.slice(instanceId.length + 1)));
   }
 
   /** When the platform took a message (ms since the epoch), or null. */
   async takenAt(instanceId: string, messageId: string): Promise<number | null> {
-    const entry = await (await this.bucket(SANDBOX_SENT_BUCKET)).get(`${instanceId}.${messageId}`);
+    const entry = await (await this.bucket(BUCKETS.sandboxSent)).get(`${instanceId}.${messageId}`);
     return entry?.operation === 'PUT' ? Date.parse(entry.string()) : null;
   }
 
   async connections(instanceId: string): Promise<SandboxConnectionRecord[]> {
-    const kv = await this.bucket(SANDBOX_CONNECTIONS_BUCKET);
+    const kv = await this.bucket(BUCKETS.sandboxConnections);
     const records: SandboxConnectionRecord[] = [];
     for (const key of await this.keys(kv, `${instanceId}.*`)) {
       const entry = await kv.get(key);

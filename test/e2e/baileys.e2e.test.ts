@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { connectNats, type NatsHandle } from '@wagw/lib';
-import { AUTH_BUCKET } from '../../services/sessions/src/connector/baileys/kvAuthState';
+import { BUCKETS, connectNats, type NatsHandle } from '@wagw/lib';
+
 import { NatsTextBucket } from '../../services/sessions/src/connector/baileys/textBucket';
 import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
@@ -171,7 +171,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
   it('reset logs the device out on the phone, wipes its auth state and goes back to created', async () => {
     const id = await linkedInstance('4915100000007');
-    const auth = await NatsTextBucket.open(nats, AUTH_BUCKET);
+    const auth = await NatsTextBucket.open(nats, BUCKETS.waAuth);
     expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
     const s = await stateIs(id, 'created');
     expect(s.body).toMatchObject({ state: 'created', linked_number: null });
@@ -184,7 +184,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
   describe('disconnect codes', () => {
     it('401: logged_out, and the auth state is purged', async () => {
       const id = await linkedInstance('4915100000401');
-      const auth = await NatsTextBucket.open(nats, AUTH_BUCKET);
+      const auth = await NatsTextBucket.open(nats, BUCKETS.waAuth);
       expect((await auth.keysUnder(id)).length).toBeGreaterThan(0);
       await emulator.kick('4915100000401', 'logged-out');
       const s = await stateIs(id, 'logged_out');

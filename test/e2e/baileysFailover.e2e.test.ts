@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
-import { SESSION_LEASE_BUCKET } from '../../services/sessions/src/config';
+import { BUCKETS, connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
+
 import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
 import { decodeQr } from '../harness/qrCode';
@@ -47,7 +47,7 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
       },
     });
     nats = await connectNats({ url: stack.nats.url, name: 'baileys-failover-test', logger: testLogger('baileys-failover-test') });
-    leases = await LeaseStore.open(nats, SESSION_LEASE_BUCKET);
+    leases = await LeaseStore.open(nats, BUCKETS.sessionLeases);
   }, 60_000);
 
   afterAll(async () => {

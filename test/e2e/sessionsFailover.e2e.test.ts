@@ -1,5 +1,5 @@
-import { connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
-import { SESSION_LEASE_BUCKET } from '../../services/sessions/src/config';
+import { BUCKETS, connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
+
 import { KvSandboxLedger } from '../../services/sessions/src/connector/sandbox';
 import { startStack, type TestStack } from '../harness/stack';
 import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsProcess';
@@ -28,7 +28,7 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
       },
     });
     nats = await connectNats({ url: stack.nats.url, name: 'failover-test', logger: testLogger('failover-test') });
-    leases = await LeaseStore.open(nats, SESSION_LEASE_BUCKET);
+    leases = await LeaseStore.open(nats, BUCKETS.sessionLeases);
     ledger = await KvSandboxLedger.open(nats);
   }, 60_000);
 

@@ -17,7 +17,7 @@ import { nanos } from '@nats-io/transport-node';
 import { batchedWrites } from '../concurrency/turnBatcher';
 import { isAppError, unavailable } from '../errors';
 import type { Logger } from '../log';
-import { ensureStream, type NatsHandle } from '../nats';
+import { ensureStream, STREAMS, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
 import { rangeReaderFor, type RangeReader } from './jetStreamReader';
@@ -75,8 +75,8 @@ export class JetStreamEventStore implements EventStore {
     options: JetStreamEventStoreOptions,
   ) {
     this.logger = options.logger;
-    this.streamName = options.streamName ?? 'EVENTS';
-    this.prefix = options.subjectPrefix ?? 'events';
+    this.streamName = options.streamName ?? STREAMS.events.name;
+    this.prefix = options.subjectPrefix ?? STREAMS.events.subjectPrefix;
     this.publisher = new JetStreamPublisher(nats.nc, nats.timeoutMs);
     this.readRange = rangeReaderFor(nats, this.streamName);
     nats.onDisconnect(() => this.publisher.abandonAll());

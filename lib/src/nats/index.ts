@@ -7,3 +7,4 @@ export * from './localCluster';
 export * from './startupRetry';
 export * from './provision';
 export * from './ports';
+export * from './topology';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
-import { openKvBucket, withNats, type NatsHandle } from '../nats';
+import { BUCKETS, openKvBucket, withNats, type NatsHandle } from '../nats';
 
 /** Per-instance Standard Webhooks signing secrets (`whsec_` + base64 of 32 random bytes). Never in an event or a log. */
 export interface WebhookSecretStore {
@@ -18,7 +18,7 @@ export class KvWebhookSecretStore implements WebhookSecretStore {
     private readonly kv: KV,
   ) {}
 
-  static async open(nats: NatsHandle, bucket = 'webhook_secrets'): Promise<KvWebhookSecretStore> {
+  static async open(nats: NatsHandle, bucket: string = BUCKETS.webhookSecrets): Promise<KvWebhookSecretStore> {
     const kv = await openKvBucket(nats, bucket);
     return new KvWebhookSecretStore(nats, kv);
   }

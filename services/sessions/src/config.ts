@@ -3,9 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 
-/** The KV bucket of instance leases (which sessions replica runs which instance). */
-export const SESSION_LEASE_BUCKET = 'session_leases';
-
 export interface SessionsConfig extends NatsSettings {
   grpcAddress: string;
   opsHost: string;

@@ -1,5 +1,6 @@
 import {
   assertPublicUrl,
+  BUCKETS,
   connectNats,
   createLogger,
   enableDefaultMetrics,
@@ -7,12 +8,12 @@ import {
   LeaseStore,
   loadSessionsProto,
   Ownership,
-  startGrpcServer,
   startBehindOps,
+  startGrpcServer,
   type Logger,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
-import { SESSION_LEASE_BUCKET, type SessionsConfig } from './config';
+import { type SessionsConfig } from './config';
 import { BaileysConnector } from './connector/baileys';
 import type { Connector } from './connector/port';
 import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
@@ -50,7 +51,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     const registry = new InstanceRegistry(events, logger);
     registry.start();
     await registry.catchUp(10_000);
-    const ownership = new Ownership(await LeaseStore.open(nats, SESSION_LEASE_BUCKET), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
+    const ownership = new Ownership(await LeaseStore.open(nats, BUCKETS.sessionLeases), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
     await ownership.start();
     const sessions = new SessionManager(connector, events, registry, ownership, logger);
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import {
+  BUCKETS,
   connectNats,
   createDeliveryClient,
   createLogger,
   DEFAULT_RETRY_SCHEDULE,
+  DURABLES,
   enableDefaultMetrics,
   gaugeFrom,
   JetStreamEventStore,
@@ -12,8 +14,9 @@ import {
   loadWebhooksProto,
   Ownership,
   parseSchedule,
-  startGrpcServer,
   startBehindOps,
+  startGrpcServer,
+  STREAMS,
   type Logger,
 } from '@wagw/lib';
 import { DeliveriesService } from './application/deliveriesService';
@@ -22,14 +25,11 @@ import { EndpointDirectory } from './endpoints/endpointDirectory';
 import { webhooksHandlers } from './grpc/webhooksServer';
 import { Attempter } from './worker/attempter';
 import { CircuitBreaker } from './worker/circuitBreaker';
-import { Deliverer, DELIVERER_DURABLE } from './worker/deliverer';
+import { Deliverer } from './worker/deliverer';
 import { Router } from './worker/router';
 import { Membership } from './cluster/membership';
 import { Sequencer } from './cluster/sequencer';
 import { serveWork, WorkSender } from './cluster/workChannel';
-
-/** The KV bucket of the sequencer's lease. */
-export const WEBHOOKS_LEASE_BUCKET = 'webhooks_leases';
 
 /** A member id for NATS subjects: the worker id's safe characters plus an incarnation (a restart is a new member). */
 const memberIdOf = (workerId: string): string => `${workerId.replace(/[^A-Za-z0-9_-]/g, '_')}-${randomBytes(4).toString('hex')}`;
@@ -51,7 +51,7 @@ export const startWebhooksService = async (
     const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger, replicas: config.natsReplicas });
     startup.waitingFor('the event store, buckets and consumers');
     const events = await JetStreamEventStore.open(nats, { logger });
-    const deliveries = await JetStreamEventStore.open(nats, { streamName: 'WEBHOOKS', subjectPrefix: 'webhooks', logger });
+    const deliveries = await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger });
     const secrets = await KvWebhookSecretStore.open(nats);
     const endpoints = new EndpointDirectory(events, logger);
     endpoints.start();
@@ -66,7 +66,7 @@ export const startWebhooksService = async (
     nats.onDisconnect(() => sender.abandonAll());
     const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
     const lease = new Ownership(
-      await LeaseStore.open(nats, WEBHOOKS_LEASE_BUCKET),
+      await LeaseStore.open(nats, BUCKETS.webhooksLeases),
       { replicaId: membership.self, ttlMs: config.leaderTtlMs, renewEveryMs: Math.max(100, Math.floor(config.leaderTtlMs / 4)) },
       logger,
     );
@@ -89,7 +89,7 @@ export const startWebhooksService = async (
 
     const unregisterGauges = [
       gaugeFrom('webhook_backlog', 'Deliveries waiting for an attempt or a retry (all replicas)', async () => {
-        const info = await nats.jsm.consumers.info(deliveries.streamName, DELIVERER_DURABLE).catch(() => null);
+        const info = await nats.jsm.consumers.info(deliveries.streamName, DURABLES.webhooksDeliverer).catch(() => null);
         return info ? info.num_pending + info.num_ack_pending : 0;
       }),
       gaugeFrom('webhook_open_circuits', 'Endpoints whose circuit breaker is open', () => breaker.openCount()),

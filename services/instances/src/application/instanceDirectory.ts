@@ -1,4 +1,4 @@
-import { ALL_INSTANCES_PATTERN, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import { ALL_INSTANCES_PATTERN, instanceIdOf, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
 import { evolve, upcast } from '../instance';
 import type { ExistingInstance, InstanceState } from '../instance';
 
@@ -33,7 +33,7 @@ export class InstanceDirectory {
   }
 
   private apply(commit: Commit): void {
-    const id = commit.stream.split('.')[0]!;
+    const id = instanceIdOf(commit.stream);
     let state = this.instances.get(id) ?? { exists: false };
     for (const event of commit.events) state = evolve(state, upcast(event));
     this.instances.set(id, state);

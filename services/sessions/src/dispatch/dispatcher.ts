@@ -1,6 +1,8 @@
 import {
-  Lanes,
   ALL_MESSAGES_PATTERN,
+  DURABLES,
+  instanceIdOf,
+  Lanes,
   messageEvent,
   messageStream,
   type Delivery,
@@ -17,7 +19,6 @@ import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 /** Where a send goes out: here, or on the replica holding the instance's lease (see OwnerRouter). */
 export type SendRoute = (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<'done' | 'retry'>;
 
-export const DISPATCH_DURABLE = 'sessions-dispatch';
 
 export interface DispatchOptions {
   /** Least time between two sends of one instance (0 = no pacing). */
@@ -61,7 +62,7 @@ export class Dispatcher {
   }
 
   async start(): Promise<void> {
-    this.subscription = await this.events.subscribe(ALL_MESSAGES_PATTERN, { durableName: DISPATCH_DURABLE, ackWaitMs: this.options.ackWaitMs });
+    this.subscription = await this.events.subscribe(ALL_MESSAGES_PATTERN, { durableName: DURABLES.sessionsDispatch, ackWaitMs: this.options.ackWaitMs });
     this.heartbeat = setInterval(() => this.held.forEach((job) => job.inProgress()), Math.max(100, Math.floor(this.options.ackWaitMs / 3)));
     this.heartbeat.unref();
     void this.run(this.subscription);
@@ -88,7 +89,7 @@ export class Dispatcher {
           job.ack();
           continue;
         }
-        const instanceId = job.commit.stream.split('.')[0]!;
+        const instanceId = instanceIdOf(job.commit.stream);
         this.held.add(job);
         void this.route(instanceId, accepted as unknown as MessageAccepted, job.commit.sequence)
           .catch((error: unknown) => {

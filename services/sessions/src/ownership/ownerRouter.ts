@@ -1,4 +1,14 @@
-import { AppError, isAppError, LogThrottle, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
+import {
+  AppError,
+  isAppError,
+  LogThrottle,
+  SUBJECTS,
+  unavailable,
+  type Logger,
+  type MessageAccepted,
+  type NatsHandle,
+  type Ownership,
+} from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
@@ -18,7 +28,6 @@ type Reply = { ok: true; value: unknown } | { ok: false; kind: AppError['kind'];
 const TAKES_FREE: ReadonlySet<keyof OwnerOps> = new Set(['getQr', 'reconnect']);
 const ATTEMPTS = 5;
 
-const subjectOf = (replicaId: string): string => `sessions.replica.${replicaId}`;
 
 /**
  * Runs each instance operation where the instance's connection lives: here when this replica holds the lease
@@ -39,7 +48,7 @@ export class OwnerRouter implements OwnerOps {
   ) {}
 
   start(): void {
-    this.subscription = this.nats.nc.subscribe(subjectOf(this.ownership.replicaId), {
+    this.subscription = this.nats.nc.subscribe(SUBJECTS.sessionsReplica(this.ownership.replicaId), {
       callback: (error, message) => {
         if (error) return this.logger.warn({ err: error }, 'owner subscription failed');
         void this.serve(message.json<Call>()).then((reply) => message.respond(JSON.stringify(reply)));
@@ -97,7 +106,7 @@ export class OwnerRouter implements OwnerOps {
   private async ask(owner: string, call: Call, timeoutMs: number): Promise<Reply> {
     try {
       // A dropped connection ends the wait at once (the reply cannot come); the retry goes out on the new one.
-      const message = await this.nats.whileConnected(() => this.nats.nc.request(subjectOf(owner), JSON.stringify(call), { timeout: timeoutMs }));
+      const message = await this.nats.whileConnected(() => this.nats.nc.request(SUBJECTS.sessionsReplica(owner), JSON.stringify(call), { timeout: timeoutMs }));
       return message.json<Reply>();
     } catch (error) {
       // No responders or a time-out: the holder is gone or stuck; the lease expires and someone takes over.

@@ -1,4 +1,12 @@
-import { ALL_INSTANCES_PATTERN, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import {
+  ALL_INSTANCES_PATTERN,
+  instanceIdOf,
+  instanceStream,
+  Projection,
+  type Commit,
+  type EventStore,
+  type Logger,
+} from '@wagw/lib';
 
 /** What the sessions side needs to know of an instance from its events. */
 export interface InstanceFacts {
@@ -60,7 +68,7 @@ export class InstanceRegistry {
   }
 
   private apply(commit: Commit): void {
-    const id = commit.stream.split('.')[0]!;
+    const id = instanceIdOf(commit.stream);
     for (const event of commit.events) {
       const current = this.facts.get(id) ?? { account: '', linkedNumber: null, blockedReason: null, resetSequence: 0 };
       switch (event.type) {

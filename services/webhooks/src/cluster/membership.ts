@@ -1,9 +1,8 @@
+import { SUBJECTS } from '@wagw/lib';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from '@wagw/lib';
 
 /** Core NATS subjects of the webhooks cluster (outside `webhooks.>`, which the WEBHOOKS stream stores). */
-export const MEMBERS_SUBJECT = 'cluster.webhooks.members';
-export const workSubject = (member: string): string => `cluster.webhooks.work.${member}`;
 
 type MemberState = 'up' | 'draining' | 'left';
 
@@ -37,7 +36,7 @@ export class Membership {
   ) {}
 
   start(): void {
-    this.subscription = this.nc.subscribe(MEMBERS_SUBJECT, {
+    this.subscription = this.nc.subscribe(SUBJECTS.webhooksMembers, {
       callback: (error, msg) => {
         if (error) return;
         try {
@@ -101,7 +100,7 @@ export class Membership {
 
   private announce(): void {
     if (this.nc.isClosed()) return;
-    this.nc.publish(MEMBERS_SUBJECT, JSON.stringify({ id: this.self, state: this.state } satisfies Heartbeat));
+    this.nc.publish(SUBJECTS.webhooksMembers, JSON.stringify({ id: this.self, state: this.state } satisfies Heartbeat));
   }
 
   private observe(heartbeat: Heartbeat): void {

@@ -1,9 +1,17 @@
-import { Gauge, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
+import {
+  DURABLES,
+  Gauge,
+  instanceIdOf,
+  type Delivery,
+  type EventStore,
+  type Logger,
+  type Ownership,
+  type Subscription,
+} from '@wagw/lib';
 import { routeEvent } from './assignment';
 import type { Membership } from './membership';
 import type { WorkOutcome, WorkSender } from './workChannel';
 
-const ROUTER_DURABLE = 'webhooks-router';
 /** The key of the sequencer's lease: one replica at a time reads the event stream for first attempts. */
 const SEQUENCER_LEASE = 'sequencer';
 const HEARTBEAT_MS = 10_000;
@@ -130,7 +138,7 @@ export class Sequencer {
     if (this.stopped || this.subscription) return;
     try {
       if (!(await this.lease.acquire(SEQUENCER_LEASE))) return;
-      const subscription = await this.events.subscribe('>', { durableName: ROUTER_DURABLE, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
+      const subscription = await this.events.subscribe('>', { durableName: DURABLES.webhooksRouter, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
       // The lease may have been lost, or a shutdown begun, while subscribing.
       if (this.stopped || !this.lease.owns(SEQUENCER_LEASE)) {
         await subscription.close();
@@ -173,7 +181,7 @@ export class Sequencer {
   }
 
   private dispatch(delivery: Delivery): void {
-    const instanceId = delivery.commit.stream.split('.')[0]!;
+    const instanceId = instanceIdOf(delivery.commit.stream);
     const current = this.instances.get(instanceId);
     const work = current && { replica: current.replica, outstanding: current.inFlight.length, held: current.held.length };
     const route = routeEvent(instanceId, work, this.membership.usable(), this.membership.self);

@@ -1,6 +1,13 @@
 import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { batchedWrites, decodeCommit, encodeCommit, ReplyInbox, type Delivery, type TurnBatcher } from '@wagw/lib';
-import { workSubject } from './membership';
+import {
+  batchedWrites,
+  decodeCommit,
+  encodeCommit,
+  ReplyInbox,
+  SUBJECTS,
+  type Delivery,
+  type TurnBatcher,
+} from '@wagw/lib';
 
 /**
  * How a replica finished a forwarded event: acked, handed back (with a delay), lost with a replica that left, or
@@ -45,7 +52,7 @@ export class WorkSender {
       (subject, fail) =>
         this.writes.push(() => {
           try {
-            this.nc.publish(workSubject(member), body, { reply: subject, headers: h });
+            this.nc.publish(SUBJECTS.webhooksWork(member), body, { reply: subject, headers: h });
           } catch {
             fail();
           }
@@ -95,7 +102,7 @@ const forwardedDelivery = (msg: Msg, writes: TurnBatcher<() => void>): Delivery 
 /** Receives the events forwarded to this replica and hands each to `handle`. */
 export const serveWork = (nc: NatsConnection, member: string, handle: (delivery: Delivery) => void): Subscription => {
   const writes = batchedWrites();
-  return nc.subscribe(workSubject(member), {
+  return nc.subscribe(SUBJECTS.webhooksWork(member), {
     callback: (error, msg) => {
       if (error) return;
       try {

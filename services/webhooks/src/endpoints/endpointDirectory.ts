@@ -1,4 +1,12 @@
-import { ALL_INSTANCES_PATTERN, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import {
+  ALL_INSTANCES_PATTERN,
+  instanceIdOf,
+  instanceStream,
+  Projection,
+  type Commit,
+  type EventStore,
+  type Logger,
+} from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {
@@ -38,7 +46,7 @@ export class EndpointDirectory {
   }
 
   private apply(commit: Commit): void {
-    const id = commit.stream.split('.')[0]!;
+    const id = instanceIdOf(commit.stream);
     for (const event of commit.events) {
       const current = this.endpoints.get(id);
       switch (event.type) {

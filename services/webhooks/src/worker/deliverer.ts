@@ -1,8 +1,10 @@
 import {
-  Lanes,
   AggregateCache,
+  DURABLES,
   instanceEvent,
+  instanceIdOf,
   instanceStream,
+  Lanes,
   loadAggregate,
   type Decider,
   type Delivery as StoreDelivery,
@@ -12,13 +14,18 @@ import {
 } from '@wagw/lib';
 import { decideDrop } from '../delivery/decisions';
 import { ALL_DELIVERIES_PATTERN, type DeliveryEvent } from '../delivery/events';
-import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type DeliveryState } from '../delivery/state';
+import {
+  evolveDelivery,
+  initialDeliveryState,
+  nextAttemptDue,
+  upcastDelivery,
+  type DeliveryState,
+} from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
 
 
-export const DELIVERER_DURABLE = 'webhooks-deliverer';
 const TRIGGERS = new Set(['DeliveryScheduled', 'RedeliveryRequested']);
 const MAX_PER_INSTANCE = 1_000;
 const HEARTBEAT_MS = 10_000;
@@ -69,7 +76,7 @@ export class Deliverer {
 
   async start(): Promise<void> {
     this.subscription = await this.deliveries.subscribe(ALL_DELIVERIES_PATTERN, {
-      durableName: DELIVERER_DURABLE,
+      durableName: DURABLES.webhooksDeliverer,
       ackWaitMs: this.options.ackWaitMs,
       batch: this.options.batch,
     });
@@ -93,7 +100,7 @@ export class Deliverer {
           job.ack();
           continue;
         }
-        const instanceId = job.commit.stream.split('.')[0]!;
+        const instanceId = instanceIdOf(job.commit.stream);
         if (this.lanes.size(instanceId) >= MAX_PER_INSTANCE) {
           job.nak(1_000);
           continue;

@@ -1,9 +1,9 @@
 import { initAuthCreds, proto, type AuthenticationCreds, type SignalDataSet } from '@whiskeysockets/baileys';
-import { connectNats, type NatsHandle } from '@wagw/lib';
+import { BUCKETS, connectNats, type NatsHandle } from '@wagw/lib';
 import { startTestNats, type TestNats } from '../../../../../test/harness/natsServer';
 import { testLogger } from '../../../../../test/harness/logger';
-import { AUTH_BUCKET, AuthStateStore, isLinked } from './kvAuthState';
-import { SENT_BUCKET, SENT_TTL_MS, SentMessageStore } from './sentStore';
+import { AuthStateStore, isLinked } from './kvAuthState';
+import { SENT_TTL_MS, SentMessageStore } from './sentStore';
 
 const bytes = (n: number, fill: number): Buffer => Buffer.alloc(n, fill);
 
@@ -96,7 +96,7 @@ describe('Baileys auth state and sent messages in NATS KV', () => {
   it('names keys <instance>.creds and <instance>.<type>.<base64url(id)> in the wa_auth bucket', async () => {
     await store.state('NAMES', initAuthCreds()).state.keys.set({ 'sender-key-memory': { 'x@g.us': { a: true } } });
     await store.state('NAMES', initAuthCreds()).saveCreds();
-    const kv = await nats.kvm.open(AUTH_BUCKET);
+    const kv = await nats.kvm.open(BUCKETS.waAuth);
     const keys: string[] = [];
     for await (const key of await kv.keys('NAMES.>')) keys.push(key);
     expect(keys.sort()).toEqual(['NAMES.creds', `NAMES.sender-key-memory.${Buffer.from('x@g.us').toString('base64url')}`]);
@@ -116,7 +116,7 @@ describe('Baileys auth state and sent messages in NATS KV', () => {
       expect(record?.message?.extendedTextMessage?.text).toBe('hello');
       expect(Buffer.from(record!.message!.messageContextInfo!.messageSecret!)).toEqual(bytes(32, 8));
       expect(await sent.get('SENT1', 'unknown')).toBeNull();
-      expect((await (await nats.kvm.open(SENT_BUCKET)).status()).ttl).toBe(SENT_TTL_MS);
+      expect((await (await nats.kvm.open(BUCKETS.waSent)).status()).ttl).toBe(SENT_TTL_MS);
     });
 
     it('purges one instance only', async () => {

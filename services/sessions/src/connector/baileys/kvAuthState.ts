@@ -1,3 +1,4 @@
+import { BUCKETS } from '@wagw/lib';
 import {
   BufferJSON,
   proto,
@@ -9,8 +10,6 @@ import {
 } from '@whiskeysockets/baileys';
 import type { Logger, NatsHandle } from '@wagw/lib';
 import { encodedToken, NatsTextBucket, token, type TextBucket } from './textBucket';
-
-export const AUTH_BUCKET = 'wa_auth';
 
 type KeyType = keyof SignalDataTypeMap;
 
@@ -54,7 +53,7 @@ export class AuthStateStore {
     private readonly logger: Logger,
   ) {}
 
-  static async open(nats: NatsHandle, logger: Logger, bucket = AUTH_BUCKET): Promise<AuthStateStore> {
+  static async open(nats: NatsHandle, logger: Logger, bucket = BUCKETS.waAuth): Promise<AuthStateStore> {
     return new AuthStateStore(await NatsTextBucket.open(nats, bucket), logger);
   }
 

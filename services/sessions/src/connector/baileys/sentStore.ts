@@ -1,8 +1,8 @@
+import { BUCKETS } from '@wagw/lib';
 import { proto } from '@whiskeysockets/baileys';
 import type { NatsHandle } from '@wagw/lib';
 import { encodedToken, NatsTextBucket, token, type TextBucket } from './textBucket';
 
-export const SENT_BUCKET = 'wa_sent';
 /** How long a sent message is kept: recipients ask for a re-send (retry receipt) within hours, not days. */
 export const SENT_TTL_MS = 24 * 3_600_000;
 
@@ -38,7 +38,7 @@ const parse = (text: string): SentRecord | null => {
 export class SentMessageStore {
   constructor(private readonly bucket: TextBucket) {}
 
-  static async open(nats: NatsHandle, bucket = SENT_BUCKET, ttlMs = SENT_TTL_MS): Promise<SentMessageStore> {
+  static async open(nats: NatsHandle, bucket = BUCKETS.waSent, ttlMs = SENT_TTL_MS): Promise<SentMessageStore> {
     return new SentMessageStore(await NatsTextBucket.open(nats, bucket, { ttlMs }));
   }
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { KV } from '@nats-io/kv';
-import { openKvBucket, withNats, type NatsHandle } from '@wagw/lib';
+import { BUCKETS, openKvBucket, withNats, type NatsHandle } from '@wagw/lib';
 
 /**
  * What the simulated platform remembers beyond one process: which number each instance is linked to, and which
@@ -54,12 +54,6 @@ export class MemorySandboxLedger implements SandboxLedger {
   }
 }
 
-export const SANDBOX_BUCKET = 'sandbox_platform';
-/** The sandbox's KV buckets: links, taken message ids (`<instance>.<message>`), connections (`<instance>.<connection>`). */
-export const SANDBOX_LINKS_BUCKET = `${SANDBOX_BUCKET}_links`;
-export const SANDBOX_SENT_BUCKET = `${SANDBOX_BUCKET}_sent`;
-export const SANDBOX_CONNECTIONS_BUCKET = `${SANDBOX_BUCKET}_connections`;
-
 /** A connection record that cannot be written (NATS unavailable) is retried this often, this many times. */
 const JOURNAL_RETRY_MS = 500;
 const JOURNAL_ATTEMPTS = 60;
@@ -86,9 +80,9 @@ export class KvSandboxLedger implements SandboxLedger {
     sentTtlMs = 7 * 24 * 3_600_000,
     holder = process.env.SESSIONS_REPLICA_ID ?? `${hostname()}-${process.pid}`,
   ): Promise<KvSandboxLedger> {
-    const links = await openKvBucket(nats, SANDBOX_LINKS_BUCKET);
-    const sent = await openKvBucket(nats, SANDBOX_SENT_BUCKET, { ttlMs: sentTtlMs });
-    const connections = await openKvBucket(nats, SANDBOX_CONNECTIONS_BUCKET, { ttlMs: sentTtlMs });
+    const links = await openKvBucket(nats, BUCKETS.sandboxLinks);
+    const sent = await openKvBucket(nats, BUCKETS.sandboxSent, { ttlMs: sentTtlMs });
+    const connections = await openKvBucket(nats, BUCKETS.sandboxConnections, { ttlMs: sentTtlMs });
     return new KvSandboxLedger(nats, links, sent, connections, holder);
   }
 

@@ -1,4 +1,5 @@
 import type { Connection, ConnectionEvent } from '../port';
+import { MemorySandboxLedger } from './ledger';
 import { SandboxPlatform, type SandboxOptions } from './sandboxPlatform';
 
 const fast: SandboxOptions = { qrIntervalMs: 20, qrCount: 3, sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15 };
@@ -221,6 +222,30 @@ describe('sandbox platform (fake timers)', () => {
     it('sends a message id once: a repeat resolves and changes nothing', async () => {
       const platform = new SandboxPlatform(fast);
       const { events, connection } = await linked(platform);
+      await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
+      await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
+      jest.advanceTimersByTime(100);
+      expect(platform.sent('I1')).toHaveLength(1);
+      expect(receipts(events)).toEqual(['m:sent', 'm:delivered', 'm:read']);
+      await connection.close();
+    });
+
+    it('acknowledges a repeat whose first attempt was taken while its caller saw a failure, once', async () => {
+      // The ledger stores the id, then the caller's connection drops before the answer (seen in the cluster drill).
+      const ledger = new MemorySandboxLedger();
+      const take = ledger.takeMessageId.bind(ledger);
+      let failNext = true;
+      ledger.takeMessageId = async (instanceId, messageId) => {
+        const taken = await take(instanceId, messageId);
+        if (failNext) {
+          failNext = false;
+          throw new Error('The connection to NATS dropped while a request was waiting');
+        }
+        return taken;
+      };
+      const platform = new SandboxPlatform({ ...fast, ledger });
+      const { events, connection } = await linked(platform);
+      await expect(connection.send({ messageId: 'm', to: CONTACT, text: 'x' })).rejects.toThrow('dropped');
       await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
       await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
       jest.advanceTimersByTime(100);

@@ -216,7 +216,17 @@ export class SandboxPlatform implements Connector {
     if (conn.stage !== 'connected') throw new Error(`Instance ${id} is not connected to the sandbox: the message was not sent`);
     if (!isDigits(message.to)) throw new Error(`The recipient must be international digits without '+', got '${message.to}'`);
     if (message.text === undefined && !message.media) throw new Error('A message needs text or media');
-    if (!(await this.ledger.takeMessageId(id, message.messageId))) return;
+    // A repeat the platform took before is not sent again. Its receipts still come unless this process already
+    // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
+    // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event
+    // store keeps each once.
+    const fresh = await this.ledger.takeMessageId(id, message.messageId);
+    if (!fresh && this.records.get(id)?.some((r) => r.messageId === message.messageId)) return;
+    this.record(id, message);
+    this.queueReceipts(conn, message);
+  }
+
+  private record(id: string, message: OutboundMessage): void {
     const records = this.records.get(id) ?? [];
     this.records.set(id, records);
     records.push({
@@ -230,7 +240,10 @@ export class SandboxPlatform implements Connector {
       acceptedAt: this.now().toISOString(),
     });
     records.splice(0, Math.max(0, records.length - RECORDS_PER_INSTANCE));
+  }
 
+  private queueReceipts(conn: OpenConnection, message: OutboundMessage): void {
+    const id = conn.instanceId;
     const { sentDelayMs, deliveredDelayMs, readDelayMs } = this.options;
     const at = performance.now();
     const sentAt = at + sentDelayMs;

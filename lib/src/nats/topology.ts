@@ -1,0 +1,58 @@
+/**
+ * The map of everything this product names in NATS: JetStream streams, KV buckets, durable consumers and core
+ * subjects, and who uses them. Every stream and bucket is created with `NATS_REPLICAS` replicas (`provision.ts`).
+ * An aggregate's subject inside a stream (`<instance_id>.instance`, `<instance_id>.message.<message_id>`, ...) is
+ * named by its events module (`lib/src/events`); `instanceIdOf` reads the instance back from any of them.
+ */
+
+/** JetStream streams: the event log of every domain event, and the webhook delivery records (the job queue). */
+export const STREAMS = {
+  /** Domain events of every instance and message; subjects `events.<aggregate stream>`. */
+  events: { name: 'EVENTS', subjectPrefix: 'events' },
+  /** Webhook deliveries (one aggregate per delivery); subjects `webhooks.<instance_id>.delivery.<id>`. */
+  webhooks: { name: 'WEBHOOKS', subjectPrefix: 'webhooks' },
+} as const;
+
+/** KV buckets (each is a stream `KV_<bucket>`). */
+export const BUCKETS = {
+  /** instances writes, webhooks reads: each instance's Standard Webhooks signing secret. */
+  webhookSecrets: 'webhook_secrets',
+  /** sessions: which replica runs which instance (leases). */
+  sessionLeases: 'session_leases',
+  /** webhooks: the sequencer's lease (one replica reads the event log). */
+  webhooksLeases: 'webhooks_leases',
+  /** sessions, Baileys connector: each instance's WhatsApp auth state (creds and Signal keys). */
+  waAuth: 'wa_auth',
+  /** sessions, Baileys connector: sent messages, for retries and receipts after a restart. */
+  waSent: 'wa_sent',
+  /** sessions, sandbox connector: the simulated platform's links, taken message ids and connections. */
+  sandboxLinks: 'sandbox_platform_links',
+  sandboxSent: 'sandbox_platform_sent',
+  sandboxConnections: 'sandbox_platform_connections',
+} as const;
+
+/** Durable consumers (shared by a service's replicas; their position survives restarts). */
+export const DURABLES = {
+  /** sessions: every MessageAccepted, handed to the replica that holds the instance. */
+  sessionsDispatch: 'sessions-dispatch',
+  /** webhooks: every domain event, read by the sequencer replica. */
+  webhooksRouter: 'webhooks-router',
+  /** webhooks: delivery records due for a retry. */
+  webhooksDeliverer: 'webhooks-deliverer',
+} as const;
+
+/** Core NATS subjects (request/reply and announcements between replicas; nothing stored). */
+export const SUBJECTS = {
+  /** A sessions replica's operations for the instances it holds (owner routing). */
+  sessionsReplica: (replicaId: string): string => `sessions.replica.${replicaId}`,
+  /** Webhooks replicas announce themselves here (heartbeats). */
+  webhooksMembers: 'cluster.webhooks.members',
+  /** Events the sequencer hands to one webhooks replica. */
+  webhooksWork: (member: string): string => `cluster.webhooks.work.${member}`,
+} as const;
+
+/** The instance an aggregate's stream belongs to: every stream name starts with the instance id. */
+export const instanceIdOf = (stream: string): string => {
+  const dot = stream.indexOf('.');
+  return dot < 0 ? stream : stream.slice(0, dot);
+};
