@@ -61,6 +61,26 @@ describe('leases on a real nats-server', () => {
     expect(crashed.owns('I2')).toBe(false);
   });
 
+  it('gives a lease up before its TTL when renewals hang (NATS failing over), so no one else runs it meanwhile', async () => {
+    let hang = false;
+    const stalled: LeaseStore = Object.create(store) as LeaseStore;
+    stalled.renew = (...args) => (hang ? new Promise(() => undefined) : store.renew(...args));
+    const holder = new Ownership(stalled, { replicaId: 'stalled', ttlMs: 800, renewEveryMs: 150 }, testLogger('stalled'));
+    await holder.start();
+    running.push(holder);
+    const lost: number[] = [];
+    expect(await holder.acquire('I4')).toBe(true);
+    await sleep(300);
+    hang = true;
+    const hungAt = Date.now();
+    holder.onLost(() => lost.push(Date.now() - hungAt));
+    await sleep(900);
+    expect(lost).toHaveLength(1);
+    // Lost within the TTL of the last renewal (at most 150 ms before the hang), before anyone else may take it.
+    expect(lost[0]).toBeLessThan(800 - 150);
+    expect(holder.owns('I4')).toBe(false);
+  });
+
   it('hands a lease over at once on a clean shutdown', async () => {
     const leaving = new Ownership(store, { replicaId: 'leaving', ttlMs: 60_000, renewEveryMs: 20_000 }, testLogger('leaving'));
     await leaving.start();
