@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { runDrill, type DrillReport } from '../drill/drill';
 import { startProcessDrillTarget, type ProcessDrillTarget } from '../drill/processTarget';
 
@@ -11,6 +12,7 @@ import { startProcessDrillTarget, type ProcessDrillTarget } from '../drill/proce
  */
 describe('cluster drill (plain processes, 3-node NATS)', () => {
   let target: ProcessDrillTarget;
+  let passed = false;
 
   beforeAll(async () => {
     target = await startProcessDrillTarget();
@@ -18,6 +20,8 @@ describe('cluster drill (plain processes, 3-node NATS)', () => {
 
   afterAll(async () => {
     await target?.dispose();
+    // The processes' log is kept (and named in the output) only when the drill failed.
+    if (passed && target) rmSync(target.logFile, { force: true });
   }, 30_000);
 
   it('loses nothing, sends nothing twice and answers 503 at worst when NATS and service replicas are killed', async () => {
@@ -26,5 +30,6 @@ describe('cluster drill (plain processes, 3-node NATS)', () => {
     process.stdout.write(`DRILL REPORT ${JSON.stringify({ ...report, failures: report.failures.slice(0, 20) })}\n`);
     if (!report.ok) process.stdout.write(`drill log: ${target.logFile}\n`);
     expect(report.failures).toEqual([]);
+    passed = true;
   }, 150_000);
 });
