@@ -191,6 +191,15 @@ describe('sessions over HTTP with the sandbox connector', () => {
       expect([r.status, r.body.code]).toEqual([400, code]);
     });
 
+    it('refuses an Idempotency-Key that is too long or not visible ASCII, as create_instance does (never cut short)', async () => {
+      for (const key of ['k'.repeat(256), 'with space']) {
+        const r = await stack.call(`/v1/send?instance_id=${id}&number=4915112345678&type=text&message=x`, { headers: { 'idempotency-key': key } });
+        expect([r.status, r.body.code]).toEqual([400, 'invalid_idempotency_key']);
+      }
+      const ok = await stack.call(`/v1/send?instance_id=${id}&number=4915112345678&type=text&message=x`, { headers: { 'idempotency-key': 'k'.repeat(255) } });
+      expect(ok.status).toBe(200);
+    });
+
     it('refuses a type other than text or media, text without message, media without or with a bad URL, and missing parameters', async () => {
       expect((await send('number=4915112345678&type=sticker&message=x')).status).toBe(400);
       expect((await send('number=4915112345678&type=text')).body.code).toBe('missing_message');

@@ -1,1 +1,2 @@
 export * from './inputs';
+export * from './rules';

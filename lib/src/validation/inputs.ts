@@ -1,7 +1,8 @@
 import { invalidArgument } from '../errors';
 import { INSTANCE_ID_PATTERN } from '../ids';
+import { LIMITS } from './rules';
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+export const MAX_WEBHOOK_URL_LENGTH = LIMITS.url;
 
 const instanceIdRegex = new RegExp(INSTANCE_ID_PATTERN);
 

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { INSTANCE_ID_PATTERN, MAX_WEBHOOK_URL_LENGTH } from '@wagw/lib';
+import { INSTANCE_ID_PATTERN, INSTANCE_STATES, MAX_WEBHOOK_URL_LENGTH } from '@wagw/lib';
 
 export const AccessToken = Type.Optional(
   Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }),
@@ -34,7 +34,7 @@ export const WebhookView = Type.Union([Type.Object({ url: Type.String(), enabled
 export const InstanceView = {
   instance_id: InstanceId,
   state: Type.Union(
-    ['created', 'connecting', 'qr', 'connected', 'disconnected', 'logged_out', 'failed'].map((s) => Type.Literal(s)),
+    INSTANCE_STATES.map((s) => Type.Literal(s)),
     { description: 'Lifecycle state' },
   ),
   created_at: Type.String({ format: 'date-time' }),

@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DELIVERY_STATUSES, oneOf } from '@wagw/lib';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 
@@ -7,7 +8,7 @@ const DeliveryId = Type.String({ pattern: '^evt_[0-9]+_[0-9]+$', description: 'T
 const Delivery = Type.Object({
   delivery_id: Type.String(),
   event_type: Type.String({ examples: ['message.received'] }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead'), Type.Literal('dropped')]),
+  status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
   reason: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   attempts: Type.Array(
@@ -36,7 +37,7 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
         description: 'status: pending (waiting or retrying), delivered, dead (dead-lettered: retries exhausted or 410 Gone), dropped (webhook was off).',
         querystring: Type.Object({
           instance_id: InstanceId,
-          status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('dead'), Type.Literal('dropped')])),
+          status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           access_token: AccessToken,
         }),
@@ -52,7 +53,7 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
         deliveries: deliveries.map((d) => ({
           delivery_id: d.deliveryId,
           event_type: d.eventType,
-          status: d.status as 'pending',
+          status: oneOf(DELIVERY_STATUSES, d.status, 'delivery status'),
           reason: d.reason || null,
           created_at: d.createdAt,
           attempts: d.attempts.map((a) => ({

@@ -1,20 +1,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidArgument, newCommandId } from '@wagw/lib';
+import { idempotencyKeyOf, newCommandId } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, InstanceQuery, InstanceView } from '../schemas';
 import { instanceView } from './views';
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
 /** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
-const commandIdOf = (headers: Record<string, unknown>): string => {
-  const key = headers['idempotency-key'];
-  if (key === undefined) return newCommandId();
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
-    throw invalidArgument('invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters');
-  }
-  return key;
-};
+const commandIdOf = (headers: Record<string, unknown>): string => idempotencyKeyOf(headers) ?? newCommandId();
 
 export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
   const tags = ['Instances'];

@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { LIMITS, PHONE_NUMBER_PATTERN } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -17,7 +18,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       schema: {
         tags,
         summary: 'Sandbox: scan the current QR code with a simulated phone',
-        querystring: Type.Object({ instance_id: InstanceId, number: Type.String({ pattern: '^[0-9]{7,15}$' }), access_token: AccessToken }),
+        querystring: Type.Object({ instance_id: InstanceId, number: Type.String({ pattern: PHONE_NUMBER_PATTERN }), access_token: AccessToken }),
         response: Ok,
       },
     },
@@ -36,8 +37,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         summary: 'Sandbox: a simulated contact sends the instance a text message',
         querystring: Type.Object({
           instance_id: InstanceId,
-          from: Type.String({ pattern: '^[0-9]{7,15}$' }),
-          text: Type.String({ minLength: 1, maxLength: 4096 }),
+          from: Type.String({ pattern: PHONE_NUMBER_PATTERN }),
+          text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
           push_name: Type.Optional(Type.String({ maxLength: 128 })),
           access_token: AccessToken,
         }),

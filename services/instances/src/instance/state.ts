@@ -1,5 +1,7 @@
-/** The lifecycle states of an instance (DESIGN §3). */
-export type Lifecycle = 'created' | 'connecting' | 'qr' | 'connected' | 'disconnected' | 'logged_out' | 'failed';
+import type { InstanceLifecycle } from '@wagw/lib';
+
+/** The lifecycle states of an instance (`INSTANCE_STATES`). */
+export type Lifecycle = InstanceLifecycle;
 
 export interface WebhookSettings {
   url: string;

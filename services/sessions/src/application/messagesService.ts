@@ -3,7 +3,9 @@ import {
   assertInstanceId,
   conflict,
   invalidArgument,
+  isPhoneNumber,
   isVersionConflict,
+  LIMITS,
   notFound,
   messageEvent,
   messageStream,
@@ -22,8 +24,6 @@ export interface SendCommand {
   idempotencyKey: string;
 }
 
-const NUMBER = /^\d{7,15}$/;
-const MAX_TEXT = 4_096;
 
 /** Message ids are stream tokens; a repeated idempotency key names the same message. */
 const messageIdFor = (instanceId: string, key: string): string =>
@@ -42,11 +42,11 @@ export class MessagesService {
 
   async accept(command: SendCommand): Promise<string> {
     assertInstanceId(command.instanceId);
-    if (!NUMBER.test(command.to)) {
+    if (!isPhoneNumber(command.to)) {
       throw invalidArgument('invalid_number', 'number must be 7 to 15 digits in international form, without + or separators');
     }
     if (command.type !== 'text' && command.type !== 'media') throw invalidArgument('invalid_type', 'type must be text or media');
-    if (command.text.length > MAX_TEXT) throw invalidArgument('message_too_long', `message must be at most ${MAX_TEXT} characters`);
+    if (command.text.length > LIMITS.text) throw invalidArgument('message_too_long', `message must be at most ${LIMITS.text} characters`);
     if (command.type === 'text' && command.text.trim() === '') throw invalidArgument('missing_message', 'message is required for type text');
     if (command.type === 'media') await this.assertMediaUrl(command.mediaUrl);
     // The read model is normally current; only an answer that would refuse the send is confirmed against the
@@ -85,7 +85,7 @@ export class MessagesService {
       throw invalidArgument('invalid_media_url', 'media_url must be an absolute http(s) URL for type media');
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidArgument('invalid_media_url', 'media_url must use http or https');
-    if (url.length > 2_048) throw invalidArgument('invalid_media_url', 'media_url must be at most 2,048 characters');
+    if (url.length > LIMITS.url) throw invalidArgument('invalid_media_url', `media_url must be at most ${LIMITS.url} characters`);
     await this.checkMediaUrl(url);
   }
 }

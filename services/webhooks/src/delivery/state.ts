@@ -1,8 +1,8 @@
-import { asCurrentEvent, type RecordedEvent } from '@wagw/lib';
+import { asCurrentEvent, type RecordedEvent, type WebhookDeliveryStatus } from '@wagw/lib';
 import type { AttemptOutcome, DeliveryEvent } from './events';
 
 /** pending: waiting for an attempt or a retry; delivered; dead: dead-lettered (can be redelivered); dropped: the webhook was off. */
-export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'dropped';
+export type DeliveryStatus = WebhookDeliveryStatus;
 
 export interface Attempt {
   attempt: number;

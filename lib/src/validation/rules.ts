@@ -1,0 +1,51 @@
+import { AppError, invalidArgument } from '../errors';
+
+/**
+ * The public API's field rules, in one place: the gateway's route schemas (what the OpenAPI document shows and what
+ * HTTP rejects with 400) and the services' own checks (gRPC callers) both use these.
+ */
+export const LIMITS = {
+  /** A text message or a caption, characters. */
+  text: 4_096,
+  /** `media_url` and `webhook_url`, characters. */
+  url: 2_048,
+  /** A document's file name, characters. */
+  filename: 255,
+  /** The Idempotency-Key header, visible ASCII characters. */
+  idempotencyKey: 255,
+} as const;
+
+/** Phone numbers: international digits only, no `+` or separators, 7 to 15 digits. */
+export const PHONE_NUMBER_PATTERN = '^[0-9]{7,15}$';
+const phoneNumber = new RegExp(PHONE_NUMBER_PATTERN);
+export const isPhoneNumber = (value: string): boolean => phoneNumber.test(value);
+
+const idempotencyKey = new RegExp(`^[\\x21-\\x7e]{1,${LIMITS.idempotencyKey}}$`);
+
+/** The Idempotency-Key header of a request: undefined when absent; a malformed one is a 400, never cut short. */
+export const idempotencyKeyOf = (headers: Record<string, unknown>): string | undefined => {
+  const key = headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !idempotencyKey.test(key)) {
+    throw invalidArgument('invalid_idempotency_key', `Idempotency-Key must be 1-${LIMITS.idempotencyKey} visible ASCII characters`);
+  }
+  return key;
+};
+
+/** An instance's lifecycle states (README "States"), in the order an instance usually goes through them. */
+export const INSTANCE_STATES = ['created', 'connecting', 'qr', 'connected', 'disconnected', 'logged_out', 'failed'] as const;
+export type InstanceLifecycle = (typeof INSTANCE_STATES)[number];
+
+/** A webhook delivery's status (`webhook_deliveries`). */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'dead', 'dropped'] as const;
+export type WebhookDeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * A value from another service (gRPC carries it as a plain string) checked against its list: a value outside it is
+ * a bug between services, reported as an internal error rather than passed on to a client.
+ */
+export const oneOf = <T extends string>(values: readonly T[], value: string, what: string): T => {
+  const found = values.find((v) => v === value);
+  if (found === undefined) throw new AppError('internal', 'internal', `unexpected ${what}: ${value}`);
+  return found;
+};
