@@ -4,3 +4,4 @@ export { InMemoryEventStore } from './inMemoryEventStore';
 export * from './commandHandler';
 export * from './projection';
 export { decodeCommit, encodeCommit } from './codec';
+export { StoreSpecification, type ExpectedCommit, type GivenCommit, type Outcome } from './specification';
