@@ -1,0 +1,218 @@
+import {
+  assertPublicUrl,
+  InMemoryEventStore,
+  instanceEvent,
+  instanceIdFor,
+  instanceStream,
+  messageEvent,
+  messageStream,
+  newWebhookSecret,
+  StoreSpecification,
+  type GivenCommit,
+  type InstanceEvent,
+  type WebhookSecretStore,
+} from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { InstanceDirectory } from './instanceDirectory';
+import { InstancesService } from './instancesService';
+
+// Application tests: the real service, decider and read model on the in-memory store; no NATS, no gRPC.
+
+const NOW = '2026-11-22T10:00:00.000Z';
+const ID = instanceIdFor('acme', 'create-1');
+const OTHER_ID = instanceIdFor('acme', 'create-2');
+
+/** The KV secret store needs NATS; this keeps the same contract (one secret per instance, made on first use) in memory. */
+class MemorySecrets implements WebhookSecretStore {
+  private readonly secrets = new Map<string, string>();
+  async get(instanceId: string): Promise<string | null> {
+    return this.secrets.get(instanceId) ?? null;
+  }
+  async getOrCreate(instanceId: string): Promise<string> {
+    const secret = this.secrets.get(instanceId) ?? newWebhookSecret();
+    this.secrets.set(instanceId, secret);
+    return secret;
+  }
+}
+
+/** The instance's own stream, holding what other services and earlier commands already stored. */
+const instance = (id: string, ...events: InstanceEvent[]): GivenCommit => ({ stream: instanceStream(id), events });
+const created = (id = ID, account = 'acme') => instanceEvent('InstanceCreated', NOW, { instance_id: id, account });
+
+describe('InstancesService (application, in-memory store)', () => {
+  let store: InMemoryEventStore;
+  let directory: InstanceDirectory;
+  let service: InstancesService;
+  let given: ReturnType<typeof StoreSpecification.for>;
+
+  beforeEach(() => {
+    store = new InMemoryEventStore();
+    directory = new InstanceDirectory(store, testLogger());
+    directory.start();
+    // The production SSRF guard, with DNS answered from a table so the test stays offline.
+    const dns: Record<string, string[]> = { 'hooks.example': ['93.184.216.34'], 'intranet.example': ['10.0.0.7'] };
+    service = new InstancesService({
+      store,
+      secrets: new MemorySecrets(),
+      directory,
+      checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: false, resolve: async (host) => dns[host] ?? [] }),
+      now: () => new Date(NOW),
+    });
+    given = StoreSpecification.for(store);
+  });
+
+  afterEach(() => directory.stop());
+
+  describe('create', () => {
+    it('creates an instance whose id derives from the account and the command id', async () => {
+      await given()
+        .when(() => service.create('acme', 'create-1'))
+        .then({
+          commits: [instance(ID, created())],
+          answer: {
+            instance: { exists: true, instanceId: ID, account: 'acme', createdAt: NOW, lifecycle: 'created', since: NOW, webhook: null, linkedNumber: null, lastDisconnectReason: null },
+            version: 1,
+          },
+        });
+    });
+
+    it('is idempotent per command id: a retry answers the same instance and appends nothing more', async () => {
+      const { answer } = await given()
+        .when(async () => [await service.create('acme', 'create-1'), await service.create('acme', 'create-1')])
+        .then({ commits: [instance(ID, created())] });
+      expect(answer[1]).toEqual(answer[0]);
+    });
+
+    it('answers the stored instance to a retry reaching a replica that never saw the first create', async () => {
+      const { answer } = await given(instance(ID, created()))
+        .when(() => service.create('acme', 'create-1'))
+        .then({ commits: [] });
+      expect(answer).toMatchObject({ instance: { instanceId: ID, account: 'acme' }, version: 1 });
+    });
+
+    it('creates a second instance for another command id', async () => {
+      await given(instance(ID, created()))
+        .when(() => service.create('acme', 'create-2'))
+        .then({ commits: [instance(OTHER_ID, created(OTHER_ID))] });
+    });
+
+    it('refuses a create without a command id', async () => {
+      await given().when(() => service.create('acme', '')).thenThrows({ kind: 'invalid_argument', code: 'invalid_command_id' });
+    });
+  });
+
+  describe('set_webhook', () => {
+    it('records the URL and answers the signing secret, the same one on every call', async () => {
+      const { answer } = await given(instance(ID, created()))
+        .when(async () => [
+          await service.setWebhook('acme', ID, 'https://hooks.example/a', true, 'hook-1'),
+          await service.setWebhook('acme', ID, 'https://hooks.example/b', true, 'hook-2'),
+        ])
+        .then({
+          commits: [
+            instance(ID, instanceEvent('WebhookConfigured', NOW, { url: 'https://hooks.example/a', enabled: true })),
+            instance(ID, instanceEvent('WebhookConfigured', NOW, { url: 'https://hooks.example/b', enabled: true })),
+          ],
+        });
+      expect(answer[0]!.signingSecret).toMatch(/^whsec_/);
+      expect(answer[1]!.signingSecret).toBe(answer[0]!.signingSecret);
+      expect(answer[1]!.instance.webhook).toEqual({ url: 'https://hooks.example/b', enabled: true });
+    });
+
+    it("answers 404 for another account's instance and stores nothing", async () => {
+      await given(instance(ID, created()))
+        .when(() => service.setWebhook('other', ID, 'https://hooks.example/a', true, 'hook-1'))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+    });
+
+    it('answers 404 for an instance that does not exist', async () => {
+      await given()
+        .when(() => service.setWebhook('acme', ID, 'https://hooks.example/a', true, 'hook-1'))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+    });
+
+    it('refuses a URL that resolves to a private address (SSRF guard)', async () => {
+      await given(instance(ID, created()))
+        .when(() => service.setWebhook('acme', ID, 'https://intranet.example/hook', true, 'hook-1'))
+        .thenThrows({ kind: 'invalid_argument', code: 'webhook_url_forbidden' });
+    });
+
+    it('refuses a URL with credentials in it', async () => {
+      await given(instance(ID, created()))
+        .when(() => service.setWebhook('acme', ID, 'https://user:pw@hooks.example/a', true, 'hook-1'))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_webhook_url' });
+    });
+  });
+
+  describe('reset', () => {
+    it('returns a linked instance to created, forgetting its number and keeping its webhook', async () => {
+      const { answer } = await given(
+        instance(ID, created(), instanceEvent('WebhookConfigured', NOW, { url: 'https://hooks.example/a', enabled: true })),
+        instance(ID, instanceEvent('InstanceLinked', NOW, { number: '4915112345678' }), instanceEvent('InstanceConnected', NOW, {})),
+      )
+        .when(() => service.reset('acme', ID, 'reset-1'))
+        .then({ commits: [instance(ID, instanceEvent('InstanceReset', NOW, {}))] });
+      expect(answer).toMatchObject({ instance: { lifecycle: 'created', linkedNumber: null, webhook: { url: 'https://hooks.example/a', enabled: true } }, version: 3 });
+    });
+
+    it('appends one reset for a retried reset command', async () => {
+      await given(instance(ID, created()))
+        .when(async () => [await service.reset('acme', ID, 'reset-1'), await service.reset('acme', ID, 'reset-1')])
+        .then({ commits: [instance(ID, instanceEvent('InstanceReset', NOW, {}))] });
+    });
+
+    it("answers 404 for another account's instance", async () => {
+      await given(instance(ID, created()))
+        .when(() => service.reset('other', ID, 'reset-1'))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+    });
+
+    it('refuses an id that is not an instance id', async () => {
+      await given().when(() => service.reset('acme', 'not-an-id', 'reset-1')).thenThrows({ kind: 'invalid_argument', code: 'invalid_instance_id' });
+    });
+  });
+
+  describe('history', () => {
+    const sent = (n: number): GivenCommit => ({
+      stream: messageStream(ID, `m${n}`),
+      events: [messageEvent('MessageSent', NOW, { message_id: `m${n}`, to: '4915112345678' })],
+    });
+    // Sequences: 1 created, 2 the other instance (never in this history), 3-5 three messages.
+    const history = [instance(ID, created()), instance(OTHER_ID, created(OTHER_ID)), sent(1), sent(2), sent(3)];
+
+    it("pages through the instance's own stream and its messages', oldest first, skipping other instances", async () => {
+      const { answer } = await given(...history)
+        .when(async () => {
+          const first = await service.history('acme', ID, 1, 2);
+          const second = await service.history('acme', ID, first.nextSequence!, 2);
+          return [first, second];
+        })
+        .then({ commits: [] });
+      const [first, second] = answer;
+      expect(first!.events.map((e) => [e.sequence, e.type])).toEqual([[1, 'InstanceCreated'], [3, 'MessageSent']]);
+      expect(first!.nextSequence).toBe(4);
+      expect(second!.events.map((e) => [e.sequence, e.stream])).toEqual([[4, messageStream(ID, 'm2')], [5, messageStream(ID, 'm3')]]);
+      expect(second!.nextSequence).toBeNull();
+    });
+
+    it('reads at least one commit when asked for none', async () => {
+      const { answer } = await given(...history).when(() => service.history('acme', ID, 1, 0)).then({ commits: [] });
+      // The next page starts after the last commit read; the store skips what does not match.
+      expect(answer).toMatchObject({ events: [{ type: 'InstanceCreated' }], nextSequence: 2 });
+    });
+
+    it("answers 404 for another account's instance", async () => {
+      await given(...history).when(() => service.history('other', ID, 1, 10)).thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+    });
+  });
+
+  describe('list', () => {
+    it("lists the account's instances from the read model, oldest first", async () => {
+      const { answer } = await given(instance(OTHER_ID, created(OTHER_ID)), instance(ID, created()), instance(instanceIdFor('other', 'x'), created(instanceIdFor('other', 'x'), 'other')))
+        .when(() => service.list('acme'))
+        .then({ commits: [] });
+      // Same creation time: the id breaks the tie.
+      expect(answer.map((i) => i.instanceId)).toEqual([ID, OTHER_ID].sort());
+    });
+  });
+});
