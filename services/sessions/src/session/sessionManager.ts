@@ -1,21 +1,20 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   conflict,
   instanceEvent,
   instanceStream,
   isVersionConflict,
-  messageEvent,
   messageStream,
   unavailable,
   type EventStore,
   type InstanceEvent,
   type Logger,
-  type MessageEvent,
   type Ownership,
 } from '@wagw/lib';
-import type { Connection, ConnectionEvent, Connector, ReceiptStatus } from '../connector/port';
+import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactRecorder } from './factRecorder';
+import { inboundEvent, lifecycleEvents, receiptEvent } from './platformFacts';
 import { reconnectDelayMs } from './reconnectPolicy';
 
 type Status = 'connecting' | 'qr' | 'connected';
@@ -34,16 +33,8 @@ interface Session {
   endReason: string | null;
 }
 
-const RECEIPT_EVENTS: Record<ReceiptStatus, MessageEvent['type']> = {
-  sent: 'MessageSent',
-  delivered: 'MessageDelivered',
-  read: 'MessageRead',
-  failed: 'MessageFailed',
-};
-
-/** An inbound message's id in our streams: derived from the platform's id, a valid stream token. */
-export const inboundMessageId = (instanceId: string, platformId: string): string =>
-  `in_${createHash('sha256').update(`${instanceId}:${platformId}`).digest('hex').slice(0, 24)}`;
+/** Kept here for the tests and tools that name inbound messages. */
+export { inboundMessageId } from './platformFacts';
 
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
@@ -213,43 +204,36 @@ export class SessionManager {
     session.waiters.splice(0).forEach((wake) => wake());
   }
 
+  /**
+   * A connection event: the session's state changes here, at once and in order; what it means for the history
+   * (`platformFacts.ts`, pure) is recorded behind the instance's earlier facts.
+   */
   private async handle(session: Session, event: ConnectionEvent): Promise<void> {
     if (this.sessions.get(session.instanceId) !== session) return;
     const id = session.instanceId;
+    const now = new Date().toISOString();
+    const lifecycle = lifecycleEvents(event, { qrIssued: session.qrIssued, linkedNumber: this.registry.get(id)?.linkedNumber ?? null, now });
+    if (lifecycle.length > 0) this.recordInstance(id, lifecycle);
     try {
       switch (event.type) {
         case 'qr':
           session.qr = event.qr;
           session.status = 'qr';
+          session.qrIssued = true;
           this.wake(session);
-          if (!session.qrIssued) {
-            session.qrIssued = true;
-            this.recordInstance(id, [instanceEvent('InstanceQrIssued', now(), {})]);
-          }
           return;
-        case 'connected': {
+        case 'connected':
           session.status = 'connected';
           session.qr = null;
           session.reconnectAttempts = 0;
           this.wake(session);
-          const linked = this.registry.get(id)?.linkedNumber === event.number;
-          this.recordInstance(id, [
-            ...(linked ? [] : [instanceEvent('InstanceLinked', now(), { number: event.number })]),
-            instanceEvent('InstanceConnected', now(), {}),
-          ]);
           return;
-        }
         case 'disconnected':
           session.qr = null;
           session.endReason = event.reason;
           this.wake(session);
-          if (event.reason === 'qr_expired') {
-            await this.end(session);
-            this.recordInstance(id, [instanceEvent('InstanceQrExpired', now(), {})]);
-            return;
-          }
-          this.recordInstance(id, [instanceEvent('InstanceDisconnected', now(), { reason: event.reason })]);
-          this.scheduleReconnect(session);
+          if (event.reason === 'qr_expired') await this.end(session);
+          else this.scheduleReconnect(session);
           return;
         case 'logged_out':
         case 'failed':
@@ -257,47 +241,25 @@ export class SessionManager {
           this.wake(session);
           if (event.type === 'logged_out') await this.connector.purge(id);
           await this.end(session);
-          this.recordInstance(id, [
-            event.type === 'logged_out'
-              ? instanceEvent('InstanceLoggedOut', now(), { reason: event.reason })
-              : instanceEvent('InstanceFailed', now(), { reason: event.reason }),
-          ]);
           return;
         case 'receipt': {
           const known = this.recipients.get(event.messageId);
-          const type = RECEIPT_EVENTS[event.status];
-          const at = now();
           this.facts.record(id, `receipt ${event.status}`, async () => {
-            const to = known ?? (await this.recipientOf(id, event.messageId));
-            const data = type === 'MessageFailed' ? { message_id: event.messageId, to, reason: event.reason ?? 'failed' } : { message_id: event.messageId, to };
-            await this.events.append(messageStream(id, event.messageId), [messageEvent(type, at, data as never)], {
-              expectedVersion: 'any',
-              commandId: `receipt-${event.messageId}-${event.status}`,
-            });
+            const receipt = receiptEvent(event, known ?? (await this.recipientOf(id, event.messageId)), now);
+            await this.events.append(messageStream(id, event.messageId), [receipt.event], { expectedVersion: 'any', commandId: receipt.commandId });
           });
           return;
         }
         case 'inbound': {
-          const m = event.message;
-          const messageId = inboundMessageId(id, m.platformMessageId);
-          const received = messageEvent('MessageReceived', now(), {
-            message_id: messageId,
-            from: m.from,
-            push_name: m.pushName,
-            text: m.text,
-            media: m.media,
-            timestamp: m.timestamp,
-          });
+          const inbound = inboundEvent(id, event, now);
           this.facts.record(id, 'inbound message', () =>
-            this.events
-              .append(messageStream(id, messageId), [received], { expectedVersion: 0, commandId: `inbound-${messageId}` })
-              .then(
-                () => undefined,
-                (error: unknown) => {
-                  // Already there: the platform delivered it twice, or an earlier attempt was stored.
-                  if (!isVersionConflict(error)) throw error;
-                },
-              ),
+            this.events.append(messageStream(id, inbound.messageId), [inbound.event], { expectedVersion: 0, commandId: `inbound-${inbound.messageId}` }).then(
+              () => undefined,
+              (error: unknown) => {
+                // Already there: the platform delivered it twice, or an earlier attempt was stored.
+                if (!isVersionConflict(error)) throw error;
+              },
+            ),
           );
           return;
         }
