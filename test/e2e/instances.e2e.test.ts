@@ -78,6 +78,33 @@ describe('instances over HTTP', () => {
     expect(JSON.stringify([page1.body, page2.body])).not.toContain('whsec_');
   });
 
+  it('answers the status at a past moment, folded from the history: earlier webhook settings, 404 before creation, 400 for a bad time', async () => {
+    const before = new Date(Date.now() - 1_000).toISOString();
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const urlA = 'https://a.example/hook';
+    const urlB = 'https://b.example/hook';
+    expect((await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(urlA)}`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const between = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await stack.call(`/v1/set_webhook?instance_id=${id}&enable=false&webhook_url=${encodeURIComponent(urlB)}`)).status).toBe(200);
+
+    const then = await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(between)}`);
+    expect(then.status).toBe(200);
+    expect(then.body).toMatchObject({ instance_id: id, state: 'created', webhook: { url: urlA, enabled: true } });
+    expect((await stack.call(`/v1/status?instance_id=${id}`)).body).toMatchObject({ webhook: { url: urlB, enabled: false } });
+    // The same moment given with an offset instead of Z.
+    const offset = new Date(Date.parse(between)).toISOString().replace('Z', '+00:00');
+    expect((await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(offset)}`)).body).toMatchObject({ webhook: { url: urlA } });
+
+    const early = await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(before)}`);
+    expect([early.status, early.body.code]).toEqual([404, 'instance_not_found']);
+    for (const bad of ['yesterday', '2026-11-23', '2026-11-23T10:00:00', '2026-13-45T99:00:00Z']) {
+      const r = await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(bad)}`);
+      expect([bad, r.status, r.body.code]).toEqual([bad, 400, 'invalid_time']);
+    }
+  });
+
   it("lists the account's own instances only", async () => {
     const mine = await create('lister');
     const theirs = await create('someone-else');

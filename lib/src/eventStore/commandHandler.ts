@@ -1,4 +1,4 @@
-import { isVersionConflict, type EventStore, type NewEvent, type RecordedEvent } from './port';
+import { isVersionConflict, type Commit, type EventStore, type NewEvent, type RecordedEvent } from './port';
 
 /**
  * A stored event as a domain event of the current schema, for aggregates whose events are all still at version 1
@@ -61,6 +61,22 @@ export const loadAggregate = async <C, E extends NewEvent, S>(
   const loaded = { state, version: commits.at(-1)!.sequence };
   cache?.set(stream, loaded);
   return loaded;
+};
+
+/**
+ * The aggregate as it was at `at`: its commits folded in log order, by the same `evolve` as the current state, up to
+ * the first commit holding an event that happened later. A prefix of the log, so always a state that really existed
+ * (events of different writers may carry slightly unordered clocks; the log's order is the truth).
+ */
+export const stateAt = <C, E extends NewEvent, S>(decider: Decider<C, E, S>, commits: Commit[], at: Date): Loaded<S> => {
+  let state = decider.initialState();
+  let version = 0;
+  for (const commit of commits) {
+    if (commit.events.some((event) => Date.parse(event.occurredAt) > at.getTime())) break;
+    for (const event of commit.events) state = decider.evolve(state, decider.upcast(event));
+    version = commit.sequence;
+  }
+  return { state, version };
 };
 
 export interface CommandHandlerOptions<S> {

@@ -49,3 +49,12 @@ export const oneOf = <T extends string>(values: readonly T[], value: string, wha
   if (found === undefined) throw new AppError('internal', 'internal', `unexpected ${what}: ${value}`);
   return found;
 };
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A point in time given as ISO 8601 with a time zone (`2026-11-23T10:00:00Z`); anything else is a 400 naming the field. */
+export const parseIsoTime = (value: string, field: string): Date => {
+  const time = ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z`);
+  return new Date(time);
+};

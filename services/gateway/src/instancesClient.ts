@@ -21,7 +21,7 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
   const client = new proto.Instances(address, credentials.createInsecure(), balancedChannelOptions);
   return {
     create: (account: string, commandId: string) => callUnary<CreateInstanceRequest, InstanceMessage>(client.Create.bind(client), { account, commandId }, timeoutMs),
-    get: (account: string, instanceId: string) => callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId }, timeoutMs),
+    get: (account: string, instanceId: string, at = '') => callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId, at }, timeoutMs),
     list: (account: string) => callUnary<ListInstancesRequest, InstanceListMessage>(client.List.bind(client), { account }, timeoutMs),
     setWebhook: (request: SetWebhookRequest) =>
       callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),

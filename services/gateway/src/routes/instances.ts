@@ -50,14 +50,21 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
-        summary: "An instance's state and details",
-        querystring: InstanceQuery,
+        summary: "An instance's state and details, now or at a past moment",
+        description:
+          'With `at` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today\'s status (state, webhook settings, linked number). An instance created later answers 404.',
+        querystring: Type.Object({
+          instance_id: InstanceId,
+          at: Type.Optional(Type.String({ maxLength: 64, description: 'A past moment, ISO 8601', examples: ['2026-11-23T10:00:00Z'] })),
+          access_token: AccessToken,
+        }),
         response: { 200: envelope(InstanceView), ...errorResponses(...COMMON_ERRORS, 404) },
       },
     },
     async (request) => {
-      const instance = await instances.get(request.account, request.query.instance_id);
-      return { status: 200, message: 'Instance status', ...instanceView(instance) };
+      const { instance_id: id, at } = request.query;
+      const instance = await instances.get(request.account, id, at);
+      return { status: 200, message: at ? `Instance status at ${at}` : 'Instance status', ...instanceView(instance) };
     },
   );
 

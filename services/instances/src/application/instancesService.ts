@@ -9,6 +9,8 @@ import {
   invalidArgument,
   loadAggregate,
   newCommandId,
+  parseIsoTime,
+  stateAt,
   type EventStore,
   type RecordedEvent,
   type WebhookSecretStore,
@@ -53,10 +55,18 @@ export class InstancesService {
     return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() });
   }
 
-  async get(account: string, instanceId: string): Promise<InstanceView> {
+  /** The instance now, or as it was at `at` (ISO 8601; its history folded up to then by the same evolve as today's state). */
+  async get(account: string, instanceId: string, atTime = ''): Promise<InstanceView> {
     assertInstanceId(instanceId);
-    const { state, version } = await loadAggregate(this.deps.store, instanceDecider, instanceStream(instanceId), this.cache);
-    if (!state.exists || state.account !== account) throw instanceNotFound();
+    const at = atTime ? parseIsoTime(atTime, 'at') : null;
+    const stream = instanceStream(instanceId);
+    const { state, version } = at
+      ? stateAt(instanceDecider, await this.deps.store.readStream(stream), at)
+      : await loadAggregate(this.deps.store, instanceDecider, stream, this.cache);
+    if (!state.exists || state.account !== account) {
+      // Another account's instance, or one created later than `at`, answers exactly like an unknown one.
+      throw instanceNotFound();
+    }
     return { instance: state, version };
   }
 

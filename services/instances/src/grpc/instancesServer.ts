@@ -27,7 +27,7 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
     return toInstanceMessage(view.instance, view.version);
   }),
   Get: unaryHandler(logger, 'Get', async (r) => {
-    const view = await service.get(r.account, r.instanceId);
+    const view = await service.get(r.account, r.instanceId, r.at);
     return toInstanceMessage(view.instance, view.version);
   }),
   List: unaryHandler(logger, 'List', async (r) => ({
