@@ -105,6 +105,29 @@ describe('instances over HTTP', () => {
     }
   });
 
+  it('filters the history by event types, time and message, paging with the same filters', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    for (let i = 0; i < 5; i++) {
+      expect((await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(`https://h${i}.example/`)}`)).status).toBe(200);
+    }
+    const middle = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    const history = (query: string) => stack.call(`/v1/history?instance_id=${id}&${query}`);
+    const typesOf = (body: Record<string, unknown>): string[] => (body.events as Array<{ type: string }>).map((e) => e.type);
+
+    const hooks1 = await history('types=WebhookConfigured&limit=3');
+    expect(typesOf(hooks1.body)).toEqual(['WebhookConfigured', 'WebhookConfigured', 'WebhookConfigured']);
+    const hooks2 = await history(`types=WebhookConfigured&limit=3&cursor=${hooks1.body.next_cursor as number}`);
+    expect(typesOf(hooks2.body)).toEqual(['WebhookConfigured', 'WebhookConfigured']);
+    expect(hooks2.body.next_cursor).toBeNull();
+    expect(typesOf((await history('types=InstanceCreated,InstanceReset')).body)).toEqual(['InstanceCreated', 'InstanceReset']);
+    expect(typesOf((await history(`since=${encodeURIComponent(middle)}`)).body)).toEqual(['InstanceReset']);
+    expect(typesOf((await history(`until=${encodeURIComponent(middle)}`)).body)).toEqual(['InstanceCreated', ...Array(5).fill('WebhookConfigured')]);
+    // An instance without messages: a message filter finds nothing, and says it is the end.
+    expect((await history('message_id=nope')).body).toMatchObject({ events: [], next_cursor: null });
+  });
+
   it("lists the account's own instances only", async () => {
     const mine = await create('lister');
     const theirs = await create('someone-else');
@@ -212,6 +235,23 @@ describe('instances over HTTP', () => {
       for (const q of ['cursor=-1', 'cursor=abc', 'limit=0', 'limit=5000']) {
         expect((await stack.call(`/v1/history?instance_id=${id}&${q}`)).status).toBe(400);
       }
+    });
+
+    it('answers 400 for bad history filters, and for a cursor of another instance or past the end', async () => {
+      const id = await create();
+      const other = await create();
+      const bad = async (query: string): Promise<unknown> => {
+        const r = await stack.call(`/v1/history?instance_id=${id}&${query}`);
+        return [query, r.status, r.body.code];
+      };
+      expect(await bad('types=InstanceCreated,Bogus')).toEqual(['types=InstanceCreated,Bogus', 400, 'invalid_types']);
+      expect(await bad('since=yesterday')).toEqual(['since=yesterday', 400, 'invalid_time']);
+      expect(await bad('until=2026-11-23')).toEqual(['until=2026-11-23', 400, 'invalid_time']);
+      expect(await bad('since=2026-11-23T10:00:00Z&until=2026-11-23T09:00:00Z')).toEqual(['since=2026-11-23T10:00:00Z&until=2026-11-23T09:00:00Z', 400, 'invalid_time_range']);
+      expect(await bad('message_id=a.b')).toEqual(['message_id=a.b', 400, 'invalid_message_id']);
+      const theirs = (await stack.call(`/v1/history?instance_id=${other}`)).body.events as Array<{ sequence: number }>;
+      expect(await bad(`cursor=${theirs[0]!.sequence}`)).toEqual([`cursor=${theirs[0]!.sequence}`, 400, 'invalid_cursor']);
+      expect(await bad('cursor=999999999')).toEqual(['cursor=999999999', 400, 'invalid_cursor']);
     });
 
     it('answers 413 for an oversized request body and 414 for an oversized URL', async () => {

@@ -77,6 +77,9 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const messageId = post.body.message_id as string;
     const events = await eventually(() => history(id), (h) => h.filter((e) => e.stream.endsWith(messageId)).length >= 4);
     expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
+    // One message's whole life, and nothing else, with the message_id filter.
+    const life = await stack.call(`/v1/history?instance_id=${id}&message_id=${messageId}`);
+    expect((life.body.events as Array<{ type: string }>).map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
     expect(sandbox().sent(id).map((m) => m.text)).toEqual(['hello', 'second one']);
     const hooks = await receiver.waitFor('/text', 7);
     expect(hooks[0]!.body.type).toBe('instance.connected');

@@ -36,3 +36,6 @@ export const ALL_MESSAGES_PATTERN = '*.message.*';
 
 export const messageEvent = <E extends MessageEvent>(type: E['type'], occurredAt: string, data: E['data']): E =>
   ({ type, schemaVersion: 1, occurredAt, data }) as E;
+
+/** Every message event type (for filters and validation). */
+export const MESSAGE_EVENT_TYPES: readonly MessageEvent['type'][] = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived'];

@@ -27,8 +27,7 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
       callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),
     reset: (account: string, instanceId: string, commandId: string) =>
       callUnary<ResetInstanceRequest, InstanceMessage>(client.Reset.bind(client), { account, instanceId, commandId }, timeoutMs),
-    history: (account: string, instanceId: string, fromSequence: number, limit: number) =>
-      callUnary<HistoryRequest, HistoryMessage>(client.History.bind(client), { account, instanceId, fromSequence, limit }, timeoutMs),
+    history: (request: HistoryRequest) => callUnary<HistoryRequest, HistoryMessage>(client.History.bind(client), request, timeoutMs),
     /** Resolves true when a connection to the service can be made within `ms`. */
     ready: (ms: number) =>
       new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),

@@ -91,11 +91,15 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
         tags,
         summary: "An instance's audit trail",
         description:
-          'Every event of the instance and of its messages, oldest first. Pass next_cursor back as cursor for the next page; null means the end.',
+          'Every event of the instance and of its messages, oldest first, optionally filtered. Pass next_cursor back as cursor (with the same filters) for the next page; null means the end. A page holds whole commits and at most limit events (one commit larger than limit is returned whole); with filters it may hold fewer, even none, with a next_cursor to go on.',
         querystring: Type.Object({
           instance_id: InstanceId,
-          cursor: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Sequence to start from' })),
+          cursor: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_cursor of the previous page; 0 = the start' })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          types: Type.Optional(Type.String({ maxLength: 1024, description: 'Comma-separated event types', examples: ['MessageAccepted,MessageFailed'] })),
+          since: Type.Optional(Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] })),
+          until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
+          message_id: Type.Optional(Type.String({ maxLength: 128, description: "One message's whole life" })),
           access_token: AccessToken,
         }),
         response: {
@@ -118,8 +122,8 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
       },
     },
     async (request) => {
-      const { instance_id: id, cursor = 0, limit = 100 } = request.query;
-      const page = await instances.history(request.account, id, cursor, limit);
+      const { instance_id: id, cursor = 0, limit = 100, types = '', since = '', until = '', message_id: messageId = '' } = request.query;
+      const page = await instances.history({ account: request.account, instanceId: id, fromSequence: cursor, limit, types, since, until, messageId });
       const next = Number(page.nextSequence);
       return {
         status: 200,

@@ -3,7 +3,6 @@ import {
   assertInstanceId,
   assertWebhookUrl,
   handleCommand,
-  instanceHistoryPattern,
   instanceIdFor,
   instanceStream,
   invalidArgument,
@@ -12,10 +11,10 @@ import {
   parseIsoTime,
   stateAt,
   type EventStore,
-  type RecordedEvent,
   type WebhookSecretStore,
 } from '@wagw/lib';
 import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '../instance';
+import { parseFilters, readHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
 import type { InstanceDirectory } from './instanceDirectory';
 
 export interface InstanceView {
@@ -23,12 +22,6 @@ export interface InstanceView {
   version: number;
 }
 
-export interface HistoryPage {
-  events: RecordedEvent[];
-  nextSequence: number | null;
-}
-
-export const MAX_HISTORY_PAGE = 1_000;
 const LIST_CATCH_UP_MS = 2_000;
 
 export interface InstancesServiceDeps {
@@ -93,12 +86,10 @@ export class InstancesService {
     return this.run(instanceId, commandId, { type: 'ResetInstance', account, now: this.timestamp() });
   }
 
-  /** Every event of the instance (its own stream and its messages'), oldest first, a page at a time. */
-  async history(account: string, instanceId: string, fromSequence: number, limit: number): Promise<HistoryPage> {
+  /** The instance's events (its own stream and its messages'), oldest first, filtered, a page at a time. */
+  async history(account: string, instanceId: string, cursor: number, limit: number, filters: HistoryFilters = {}): Promise<HistoryPage> {
     await this.get(account, instanceId);
-    const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
-    const page = await this.deps.store.readPattern(instanceHistoryPattern(instanceId), fromSequence, pageSize);
-    return { events: page.commits.flatMap((c) => c.events), nextSequence: page.nextSequence };
+    return readHistory(this.deps.store, parseFilters(instanceId, filters), cursor, limit);
   }
 
   private async run(instanceId: string, commandId: string, command: InstanceCommand): Promise<InstanceView> {

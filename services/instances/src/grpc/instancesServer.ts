@@ -42,7 +42,7 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
     return toInstanceMessage(view.instance, view.version);
   }),
   History: unaryHandler(logger, 'History', async (r) => {
-    const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit);
+    const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, { types: r.types, since: r.since, until: r.until, messageId: r.messageId });
     return {
       events: page.events.map(
         (e): HistoryEventInput => ({
