@@ -13,6 +13,7 @@ import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
+import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
@@ -84,6 +85,7 @@ export const buildGateway = async ({ instances, webhooks, sessions, sandbox, ver
     async (api) => {
       registerAuth(api, verifyToken);
       await api.register(instancesRoutes, { instances });
+      await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(sessionsRoutes, { instances, sessions });

@@ -1,0 +1,100 @@
+import { Readable } from 'node:stream';
+import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import { isAppError, type HistoryMessage } from '@wagw/lib';
+import type { InstancesClientApi } from '../instancesClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+
+const Filters = {
+  types: Type.Optional(Type.String({ maxLength: 1024, description: 'Comma-separated event types', examples: ['MessageAccepted,MessageFailed'] })),
+  since: Type.Optional(Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] })),
+  until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
+  message_id: Type.Optional(Type.String({ maxLength: 128, description: "One message's whole life" })),
+};
+const Cursor = Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_cursor of the previous page; 0 = the start' }));
+const HistoryQuery = Type.Object({ instance_id: InstanceId, cursor: Cursor, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })), ...Filters, access_token: AccessToken });
+const ExportQuery = Type.Object({ instance_id: InstanceId, cursor: Cursor, ...Filters, access_token: AccessToken });
+
+const HistoryEvent = Type.Object({
+  sequence: Type.Integer({ description: 'Sequence of the commit that holds the event' }),
+  stream: Type.String({ description: 'The stream: <instance_id>.instance or <instance_id>.message.<message_id>' }),
+  type: Type.String({ examples: ['InstanceCreated'] }),
+  schema_version: Type.Integer(),
+  occurred_at: Type.String({ format: 'date-time' }),
+  data: Type.Record(Type.String(), Type.Unknown()),
+});
+
+const eventView = (e: HistoryMessage['events'][number]): Static<typeof HistoryEvent> => ({
+  sequence: Number(e.sequence),
+  stream: e.subject,
+  type: e.type,
+  schema_version: e.schemaVersion,
+  occurred_at: e.occurredAt,
+  data: JSON.parse(e.dataJson) as Record<string, unknown>,
+});
+
+const cursorOf = (page: HistoryMessage): number | null => (Number(page.nextSequence) > 0 ? Number(page.nextSequence) : null);
+
+/** The audit trail: pages (`/history`) and the whole of it as NDJSON (`/history/export`). */
+export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
+  const tags = ['Instances'];
+
+  app.get(
+    '/history',
+    {
+      schema: {
+        tags,
+        summary: "An instance's audit trail",
+        description:
+          'Every event of the instance and of its messages, oldest first, optionally filtered. Pass next_cursor back as cursor (with the same filters) for the next page; null means the end. A page holds whole commits and at most limit events (one commit larger than limit is returned whole); with filters it may hold fewer, even none, with a next_cursor to go on.',
+        querystring: HistoryQuery,
+        response: { 200: envelope({ instance_id: InstanceId, events: Type.Array(HistoryEvent), next_cursor: Type.Union([Type.Integer(), Type.Null()]) }), ...errorResponses(...COMMON_ERRORS, 404) },
+      },
+    },
+    async (request) => {
+      const { instance_id: id, cursor = 0, limit = 100, types = '', since = '', until = '', message_id: messageId = '' } = request.query;
+      const page = await instances.history({ account: request.account, instanceId: id, fromSequence: cursor, limit, types, since, until, messageId });
+      return { status: 200, message: `${page.events.length} event(s)`, instance_id: id, events: page.events.map(eventView), next_cursor: cursorOf(page) };
+    },
+  );
+
+  app.get(
+    '/history/export',
+    {
+      schema: {
+        tags,
+        summary: "An instance's whole audit trail as NDJSON",
+        description:
+          'Streams the history (same filters as /history) as application/x-ndjson: one event per line, oldest first, then a last line `{"next_cursor": ...}` (null: the end was reached). If the export breaks off (the service became unavailable), the last line is `{"error", "code", "next_cursor"}`: resume with cursor=next_cursor. Constant memory: read and written a page at a time.',
+        querystring: ExportQuery,
+        // A stream is sent as it is (no serializer); the schema documents it in the OpenAPI document.
+        response: { 200: Type.Unknown({ description: 'application/x-ndjson: one event per line, then the cursor line' }), ...errorResponses(...COMMON_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { instance_id: id, cursor = 0, types = '', since = '', until = '', message_id: messageId = '' } = request.query;
+      const query = { account: request.account, instanceId: id, limit: 1_000, types, since, until, messageId };
+      // The first page is read before answering: a bad filter, cursor or instance is a plain 4xx, not a broken stream.
+      const first = await instances.history({ ...query, fromSequence: cursor });
+      const lines = async function* (): AsyncGenerator<string> {
+        let page = first;
+        for (;;) {
+          if (page.events.length > 0) yield `${page.events.map((e) => JSON.stringify(eventView(e))).join('\n')}\n`;
+          const next = cursorOf(page);
+          if (next === null) {
+            yield `${JSON.stringify({ next_cursor: null })}\n`;
+            return;
+          }
+          try {
+            page = await instances.history({ ...query, fromSequence: next });
+          } catch (error) {
+            const { message, code } = isAppError(error) ? error : { message: 'The export broke off', code: 'internal' };
+            request.log.warn({ err: error, instanceId: id, nextCursor: next }, 'history export broke off');
+            yield `${JSON.stringify({ error: message, code, next_cursor: next })}\n`;
+            return;
+          }
+        }
+      };
+      return reply.type('application/x-ndjson; charset=utf-8').send(Readable.from(lines()));
+    },
+  );
+};
