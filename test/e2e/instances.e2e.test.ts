@@ -279,6 +279,7 @@ describe('instances over HTTP', () => {
           '/create_instance',
           '/get_qrcode',
           '/history',
+          '/history/export',
           '/list_instances',
           '/reconnect',
           '/redeliver_webhooks',
