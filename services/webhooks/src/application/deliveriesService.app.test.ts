@@ -151,6 +151,21 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       }
     });
 
+    it('stores one round when two redeliveries of the same delivery race, and tells the loser', async () => {
+      const dead1 = dead('evt_2_0', 2);
+      await deliveries.append(dead1.stream, dead1.events, { expectedVersion: 0, commandId: newCommandId() });
+      const outcomes = await Promise.allSettled([service.redeliver('acme', ID, 'evt_2_0'), service.redeliver('acme', ID, 'evt_2_0')]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const commits = await deliveries.readStream(deliveryStream(ID, 'evt_2_0'));
+      expect(commits.flatMap((c) => c.events.map((e) => e.type)).filter((t) => t === 'RedeliveryRequested')).toHaveLength(1);
+      // Redeliver-all racing the same way stores one round per delivery too.
+      const dead2 = dead('evt_5_0', 5);
+      await deliveries.append(dead2.stream, dead2.events, { expectedVersion: 0, commandId: newCommandId() });
+      await Promise.all([service.redeliver('acme', ID, ''), service.redeliver('acme', ID, '')]);
+      const rounds = (await deliveries.readStream(deliveryStream(ID, 'evt_5_0'))).flatMap((c) => c.events).filter((e) => e.type === 'RedeliveryRequested');
+      expect(rounds).toHaveLength(1);
+    });
+
     it('answers 404 for an unknown delivery and for another account', async () => {
       await given(...history).when(() => service.redeliver('acme', ID, 'evt_9_0')).thenThrows({ kind: 'not_found', code: 'delivery_not_found' });
       await given().when(() => service.redeliver('other', ID, 'evt_2_0')).thenThrows({ kind: 'not_found', code: 'instance_not_found' });

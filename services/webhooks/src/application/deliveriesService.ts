@@ -1,4 +1,4 @@
-import { assertInstanceId, invalidArgument, newCommandId, notFound, type EventStore } from '@wagw/lib';
+import { assertInstanceId, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
@@ -19,7 +19,7 @@ export class DeliveriesService {
   async list(account: string, instanceId: string, status: string, limit: number): Promise<Delivery[]> {
     await this.assertOwner(account, instanceId);
     if (status && !STATUSES.has(status)) throw invalidArgument('invalid_status', 'status must be pending, delivered, dead or dropped');
-    const all = await this.readAll(instanceId);
+    const all = (await this.readAll(instanceId)).map((read) => read.delivery);
     return all
       .filter((d) => !status || d.status === (status as DeliveryStatus))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.deliveryId.localeCompare(a.deliveryId))
@@ -31,15 +31,23 @@ export class DeliveriesService {
     await this.assertOwner(account, instanceId);
     const now = new Date().toISOString();
     const all = await this.readAll(instanceId);
-    const targets = deliveryId ? all.filter((d) => d.deliveryId === deliveryId) : all.filter((d) => d.status === 'dead');
+    const targets = deliveryId ? all.filter((r) => r.delivery.deliveryId === deliveryId) : all.filter((r) => r.delivery.status === 'dead');
     if (deliveryId && targets.length === 0) throw notFound('delivery_not_found', 'Delivery not found');
-    for (const delivery of targets) {
+    const redelivered: string[] = [];
+    for (const { delivery, version } of targets) {
       const stream = deliveryStream(instanceId, delivery.deliveryId);
-      // Only dead deliveries can be redelivered, and those are all on job streams (delivery.<id>).
-      const events = decideRedelivery(delivery, now);
-      await this.deliveries.append(stream, events, { expectedVersion: await this.deliveries.version(stream), commandId: newCommandId() });
+      try {
+        // Only dead deliveries can be redelivered (a 409 otherwise), and those are all on job streams (delivery.<id>).
+        // Expected version = the one the decision was made on: two concurrent redeliveries store one round, not two.
+        await this.deliveries.append(stream, decideRedelivery(delivery, now), { expectedVersion: version, commandId: newCommandId() });
+        redelivered.push(delivery.deliveryId);
+      } catch (error) {
+        // Changed meanwhile (a concurrent redelivery, or an attempt recorded): it is no longer the dead delivery read.
+        if (!isVersionConflict(error)) throw error;
+        if (deliveryId) throw error;
+      }
     }
-    return targets.map((d) => d.deliveryId);
+    return deliveryId ? [deliveryId] : redelivered;
   }
 
   private async assertOwner(account: string, instanceId: string): Promise<void> {
@@ -48,14 +56,19 @@ export class DeliveriesService {
     if (this.endpoints.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
   }
 
-  private async readAll(instanceId: string): Promise<Delivery[]> {
+  /** Every delivery of the instance, each with its stream's version (the sequence of its last commit). */
+  private async readAll(instanceId: string): Promise<Array<{ delivery: Delivery; version: number }>> {
     const page = await this.deliveries.readPattern(instanceDeliveriesPattern(instanceId), 0, MAX_COMMITS_READ);
-    const byStream = new Map<string, ReturnType<typeof upcastDelivery>[]>();
+    const byStream = new Map<string, { events: ReturnType<typeof upcastDelivery>[]; version: number }>();
     for (const commit of page.commits) {
-      const list = byStream.get(commit.stream) ?? [];
-      list.push(...commit.events.map(upcastDelivery));
-      byStream.set(commit.stream, list);
+      const entry = byStream.get(commit.stream) ?? { events: [], version: 0 };
+      entry.events.push(...commit.events.map(upcastDelivery));
+      entry.version = commit.sequence;
+      byStream.set(commit.stream, entry);
     }
-    return [...byStream.values()].map(foldDelivery).filter((d): d is Delivery => d.exists);
+    return [...byStream.values()].flatMap(({ events, version }) => {
+      const delivery = foldDelivery(events);
+      return delivery.exists ? [{ delivery, version }] : [];
+    });
   }
 }
