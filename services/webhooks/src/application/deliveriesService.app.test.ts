@@ -156,6 +156,8 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       await deliveries.append(dead1.stream, dead1.events, { expectedVersion: 0, commandId: newCommandId() });
       const outcomes = await Promise.allSettled([service.redeliver('acme', ID, 'evt_2_0'), service.redeliver('acme', ID, 'evt_2_0')]);
       expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const lost = outcomes.find((o) => o.status === 'rejected');
+      expect(lost?.status === 'rejected' && (lost.reason as { code: string }).code).toBe('delivery_changed');
       const commits = await deliveries.readStream(deliveryStream(ID, 'evt_2_0'));
       expect(commits.flatMap((c) => c.events.map((e) => e.type)).filter((t) => t === 'RedeliveryRequested')).toHaveLength(1);
       // Redeliver-all racing the same way stores one round per delivery too.

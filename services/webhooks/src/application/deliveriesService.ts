@@ -1,4 +1,4 @@
-import { assertInstanceId, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
+import { assertInstanceId, conflict, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
@@ -44,7 +44,7 @@ export class DeliveriesService {
       } catch (error) {
         // Changed meanwhile (a concurrent redelivery, or an attempt recorded): it is no longer the dead delivery read.
         if (!isVersionConflict(error)) throw error;
-        if (deliveryId) throw error;
+        if (deliveryId) throw conflict('delivery_changed', 'The delivery changed meanwhile (redelivered or retried); list it again');
       }
     }
     return deliveryId ? [deliveryId] : redelivered;
