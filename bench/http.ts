@@ -64,7 +64,7 @@ export interface HttpBenchResult {
   send: HttpResult;
 }
 
-interface Gateway {
+export interface Gateway {
   base: string;
   headers: Record<string, string>;
   /** CPU seconds so far of the launcher's services (gateway, instances, sessions, webhooks) together. */
@@ -75,7 +75,7 @@ interface Gateway {
  * The gateway as the quickstart runs it (the launcher: every service its own process) for the time of `fn`: on a
  * nats-server the launcher starts itself (`nats` null), or on the benchmark's `nats` (one server or a cluster).
  */
-const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gateway) => Promise<T>): Promise<T> => {
+export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gateway) => Promise<T>): Promise<T> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wagw-bench-http-'));
   const port = await freePort();
   // With NATS_URL set the launcher starts no nats-server and hands NATS_URL and NATS_REPLICAS to every service.

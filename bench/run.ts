@@ -4,13 +4,14 @@ import { environment, fmtInt, fmtRatio, log, markdownTable, type ResultRow } fro
 import { runBaileysBench } from './baileys';
 import { clusterRows } from './cluster';
 import { runAppendBench, runReadBench } from './eventStore';
+import { runHistoryBench } from './history';
 import { fmtHttp as http, runHttpBench } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
 import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
 
 /** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
-/** BENCH_ONLY=http (or eventstore, webhooks, cluster, sessions, baileys) runs one group. */
-const GROUPS = ['eventstore', 'http', 'webhooks', 'cluster', 'sessions', 'baileys'];
+/** BENCH_ONLY=http (or eventstore, history, webhooks, cluster, sessions, baileys) runs one group. */
+const GROUPS = ['eventstore', 'http', 'history', 'webhooks', 'cluster', 'sessions', 'baileys'];
 const only = process.env.BENCH_ONLY || undefined;
 const wanted = (group: string): boolean => !only || only === group;
 
@@ -20,6 +21,7 @@ const main = async (): Promise<void> => {
   const rows: ResultRow[] = [];
   if (wanted('eventstore')) await eventStoreRows(rows);
   if (wanted('http')) await httpRows(rows);
+  if (wanted('history')) await historyRows(rows);
   if (wanted('webhooks')) await webhookRows(rows);
   if (wanted('cluster')) await clusterRows(rows);
   if (wanted('sessions')) await sessionsRows(rows);
@@ -58,6 +60,27 @@ const eventStoreRows = async (rows: ResultRow[]): Promise<void> => {
     ratio: '',
     target: 'report',
     met: null,
+  });
+};
+
+const historyRows = async (rows: ResultRow[]): Promise<void> => {
+  const h = await runHistoryBench();
+  const reference = `the event store itself, pages of 1000: ${fmtInt(h.storePerSecond)} events/s`;
+  rows.push({
+    benchmark: `GET /v1/history, pages of 1000 following next_cursor, over a ${fmtInt(h.events)}-event history`,
+    result: `${fmtInt(h.pagedPerSecond)} events/s`,
+    reference,
+    ratio: fmtRatio(h.pagedPerSecond / h.storePerSecond),
+    target: '>= 50,000 events/s',
+    met: h.pagedPerSecond >= 50_000,
+  });
+  rows.push({
+    benchmark: `GET /v1/history/export (NDJSON), the same history`,
+    result: `${fmtInt(h.exportPerSecond)} events/s`,
+    reference,
+    ratio: fmtRatio(h.exportPerSecond / h.storePerSecond),
+    target: '>= 50,000 events/s',
+    met: h.exportPerSecond >= 50_000,
   });
 };
 
