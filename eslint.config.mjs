@@ -32,10 +32,7 @@ export default tseslint.config(
     // Domain code stays free of transports and vendors (STYLE §4).
     files: ['services/*/src/instance/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['fastify', '@grpc/*', '@nats-io/*', '@whiskeysockets/*', '**/grpc/**', '**/application/**'] },
-      ],
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@grpc/*', '@nats-io/*', '@whiskeysockets/*', '**/grpc/**', '**/application/**'] }],
     },
   },
   {

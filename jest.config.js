@@ -8,10 +8,7 @@ module.exports = {
   // Jest on Node 20 cannot require() these ESM-only packages (Fastify's inject and swagger-ui pull them in).
   transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie)/)'],
   transform: {
-    '^.+\\.(t|j)s$': [
-      '@swc/jest',
-      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-    ],
+    '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   testTimeout: 30_000,
   maxWorkers: 2,

@@ -62,7 +62,9 @@ export const runBaileysBench = async (): Promise<BaileysBenchResult> => {
         await sleep(3_000);
         const idle = await gateway.memory(5);
         const idleCpuPercent = await cpuPercent(gateway, cpuWindowSeconds);
-        log(`baileys: idle with 0 instances: RSS ${(idle.rss / MB).toFixed(1)} MB, heap ${(idle.heapUsed / MB).toFixed(1)} MB, CPU ${idleCpuPercent.toFixed(2)} %`);
+        log(
+          `baileys: idle with 0 instances: RSS ${(idle.rss / MB).toFixed(1)} MB, heap ${(idle.heapUsed / MB).toFixed(1)} MB, CPU ${idleCpuPercent.toFixed(2)} %`,
+        );
         log(`baileys: linking ${instances} instances over the emulator`);
         const start = performance.now();
         await linkOverEmulator(gateway, (qr, number) => emulator.scan(qr, number), instances);
@@ -72,7 +74,9 @@ export const runBaileysBench = async (): Promise<BaileysBenchResult> => {
         const linked = await gateway.memory(5);
         gateway.doneWithMemory();
         const linkedCpuPercent = await cpuPercent(gateway, cpuWindowSeconds);
-        log(`baileys: idle with ${instances} linked: RSS ${(linked.rss / MB).toFixed(1)} MB, heap ${(linked.heapUsed / MB).toFixed(1)} MB, CPU ${linkedCpuPercent.toFixed(2)} %`);
+        log(
+          `baileys: idle with ${instances} linked: RSS ${(linked.rss / MB).toFixed(1)} MB, heap ${(linked.heapUsed / MB).toFixed(1)} MB, CPU ${linkedCpuPercent.toFixed(2)} %`,
+        );
         return {
           instances,
           linkSeconds,

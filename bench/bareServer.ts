@@ -13,7 +13,12 @@ app.post(
       body: {
         type: 'object',
         required: ['number', 'type', 'instance_id'],
-        properties: { number: { type: 'string', maxLength: 32 }, type: { enum: ['text', 'media'] }, message: { type: 'string', maxLength: 4096 }, instance_id: { type: 'string' } },
+        properties: {
+          number: { type: 'string', maxLength: 32 },
+          type: { enum: ['text', 'media'] },
+          message: { type: 'string', maxLength: 4096 },
+          instance_id: { type: 'string' },
+        },
       },
       response: { 200: { type: 'object', properties: { status: { type: 'integer' }, message_id: { type: 'string' }, message: { type: 'string' } } } },
     },

@@ -3,15 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  connectNats,
-  createLogger,
-  natsServerBinary,
-  natsServerVersion,
-  startLocalNatsCluster,
-  startLocalNatsServer,
-  type LocalNatsCluster,
-} from '@wagw/lib';
+import { connectNats, createLogger, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer, type LocalNatsCluster } from '@wagw/lib';
 
 /**
  * The benchmark's own NATS: one nats-server (R1), or with `nodes: 3` a local 3-node JetStream cluster on which every
@@ -101,12 +93,19 @@ export const startBenchNats = async ({ nodes = 1 }: { nodes?: number } = {}): Pr
  * server's replicas: an R3 row must not be measured on R1 streams. Returns "N streams, all R3" for the log.
  */
 export const assertReplicated = async (server: BenchNats): Promise<string> => {
-  const nats = await connectNats({ url: server.url, name: 'bench-replicas', logger: createLogger('bench', 'silent'), timeoutMs: 30_000, replicas: server.replicas });
+  const nats = await connectNats({
+    url: server.url,
+    name: 'bench-replicas',
+    logger: createLogger('bench', 'silent'),
+    timeoutMs: 30_000,
+    replicas: server.replicas,
+  });
   try {
     // One page (up to 256 streams) is all there is: the services create a handful.
     const streams = await nats.jsm.streams.list().next();
     const wrong = streams.filter((info) => info.config.num_replicas !== server.replicas).map((info) => `${info.config.name}: R${info.config.num_replicas}`);
-    if (streams.length === 0 || wrong.length > 0) throw new Error(`expected every stream R${server.replicas} on ${server.url}, got ${wrong.join(', ') || 'no streams'}`);
+    if (streams.length === 0 || wrong.length > 0)
+      throw new Error(`expected every stream R${server.replicas} on ${server.url}, got ${wrong.join(', ') || 'no streams'}`);
     return `${streams.length} streams, all R${server.replicas}`;
   } finally {
     await nats.close();

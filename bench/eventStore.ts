@@ -51,8 +51,7 @@ const withNats = async <T>(name: string, fn: (nats: NatsHandle) => Promise<T>): 
   }
 };
 
-const streamMessages = async (nats: NatsHandle, stream: string): Promise<number> =>
-  (await nats.jsm.streams.info(stream)).state.messages;
+const streamMessages = async (nats: NatsHandle, stream: string): Promise<number> => (await nats.jsm.streams.info(stream)).state.messages;
 
 /**
  * Requirement 1: commits/s of `JetStreamEventStore.append` (CAS on the expected version + command id) with 100

@@ -39,7 +39,7 @@ export const runHistoryBench = async (): Promise<HistoryBenchResult> => {
         log('history: the store, pages of 1000');
         let started = performance.now();
         let read = 0;
-        for (let from: number | null = 1; from !== null; ) {
+        for (let from: number | null = 1; from !== null;) {
           const page = await store.readPattern(`${instanceId}.>`, from, 1_000);
           read += page.commits.length;
           from = page.nextSequence;
@@ -66,7 +66,8 @@ export const runHistoryBench = async (): Promise<HistoryBenchResult> => {
         const decoder = new TextDecoder();
         for await (const chunk of response.body!) for (const char of decoder.decode(chunk as Uint8Array, { stream: true })) if (char === '\n') lines++;
         const exportPerSecond = (lines - 1) / ((performance.now() - started) / 1000);
-        if (paged !== events + 1 || lines - 1 !== events + 1) throw new Error(`history bench read ${paged} paged and ${lines - 1} exported events of ${events + 1}`);
+        if (paged !== events + 1 || lines - 1 !== events + 1)
+          throw new Error(`history bench read ${paged} paged and ${lines - 1} exported events of ${events + 1}`);
         return { events: events + 1, pagedPerSecond, exportPerSecond, storePerSecond };
       } finally {
         await handle.close();

@@ -45,7 +45,6 @@ const waitForOutput = (stream: Readable | null, pattern: RegExp, timeoutMs: numb
     stream?.on('data', onData);
   });
 
-
 /** The pid of the sessions service the launcher `launcherPid` runs (its child running services/sessions/dist/main.js). */
 const sessionsPid = (launcherPid: number): number => {
   const found = childrenOf(launcherPid).find((p) => p.argv.includes(SESSIONS_SCRIPT));
@@ -293,7 +292,7 @@ const readSent = async (
   let countBy = 0;
   let first = Number.POSITIVE_INFINITY;
   let last = 0;
-  for (let from: number | null = fromSequence; from !== null; ) {
+  for (let from: number | null = fromSequence; from !== null;) {
     const page = await store.readPattern(ALL_MESSAGES_PATTERN, from, 10_000);
     for (const commit of page.commits) {
       for (const event of commit.events) {
@@ -449,15 +448,26 @@ export const runSessionsBench = async (): Promise<SessionsBenchResult> => {
         log(`sessions: ${sends} sends over ${instances} instances by POST /v1/send, 50 in flight`);
         const http = await gateway.profiled('http', () =>
           measureDispatch(gateway, nats, store, sends, 50, (n) =>
-            gateway.post('/send', { instance_id: ids[n % ids.length], number: `4917${String(n).padStart(8, '0')}`, type: 'text', message: `bench message ${n}` }),
+            gateway.post('/send', {
+              instance_id: ids[n % ids.length],
+              number: `4917${String(n).padStart(8, '0')}`,
+              type: 'text',
+              message: `bench message ${n}`,
+            }),
           ),
         );
-        log(`sessions: accepted ${http.acceptedPerSecond.toFixed(0)}/s, dispatched ${http.dispatchedPerSecond.toFixed(0)}/s, ${http.backlogAtAcceptEnd} queued at the end`);
+        log(
+          `sessions: accepted ${http.acceptedPerSecond.toFixed(0)}/s, dispatched ${http.dispatchedPerSecond.toFixed(0)}/s, ${http.backlogAtAcceptEnd} queued at the end`,
+        );
         await sleep(1_000);
 
         log(`sessions: a backlog of ${sends} sends appended straight to the event store, 100 in flight`);
-        const backlog = await gateway.profiled('backlog', () => measureDispatch(gateway, nats, store, sends, 100, (n) => appendAccepted(store, ids[n % ids.length]!, n)));
-        log(`sessions: appended ${backlog.acceptedPerSecond.toFixed(0)}/s, dispatched ${backlog.dispatchedPerSecond.toFixed(0)}/s, ${backlog.backlogAtAcceptEnd} queued at the end`);
+        const backlog = await gateway.profiled('backlog', () =>
+          measureDispatch(gateway, nats, store, sends, 100, (n) => appendAccepted(store, ids[n % ids.length]!, n)),
+        );
+        log(
+          `sessions: appended ${backlog.acceptedPerSecond.toFixed(0)}/s, dispatched ${backlog.dispatchedPerSecond.toFixed(0)}/s, ${backlog.backlogAtAcceptEnd} queued at the end`,
+        );
         return {
           memory: {
             instances: memoryInstances,

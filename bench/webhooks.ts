@@ -1,15 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import {
-  connectNats,
-  createLogger,
-  instanceEvent,
-  instanceStream,
-  JetStreamEventStore,
-  KvWebhookSecretStore,
-  type NatsHandle,
-} from '@wagw/lib';
+import { connectNats, createLogger, instanceEvent, instanceStream, JetStreamEventStore, KvWebhookSecretStore, type NatsHandle } from '@wagw/lib';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { assertReplicated, envPositiveInt, log, natsCpuSeconds, pool, processInfo, startBenchNats, type BenchNats } from './common';
@@ -84,10 +76,17 @@ const setUpInstances = async (nats: NatsHandle, store: JetStreamEventStore, url:
   const now = new Date().toISOString();
   await pool(ids.length, 20, async (i) => {
     const id = ids[i]!;
-    await store.append(instanceStream(id), [instanceEvent('InstanceCreated', now, { instance_id: id, account: 'bench' }), instanceEvent('WebhookConfigured', now, { url: `${url}/${id}`, enabled: true })], {
-      expectedVersion: 0,
-      commandId: `setup-${id}`,
-    });
+    await store.append(
+      instanceStream(id),
+      [
+        instanceEvent('InstanceCreated', now, { instance_id: id, account: 'bench' }),
+        instanceEvent('WebhookConfigured', now, { url: `${url}/${id}`, enabled: true }),
+      ],
+      {
+        expectedVersion: 0,
+        commandId: `setup-${id}`,
+      },
+    );
     await secrets.getOrCreate(id);
   });
   return ids;
@@ -95,10 +94,14 @@ const setUpInstances = async (nats: NatsHandle, store: JetStreamEventStore, url:
 
 /** Appends what the sessions service appends for an inbound message. */
 const appendMessage = (store: JetStreamEventStore, instanceId: string, n: number): Promise<unknown> =>
-  store.append(`${instanceId}.message.M${n}`, [{ type: 'MessageReceived', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { from: '4915112345678', text: `hello ${n}` } }], {
-    expectedVersion: 0,
-    commandId: `msg-${instanceId}-${n}`,
-  });
+  store.append(
+    `${instanceId}.message.M${n}`,
+    [{ type: 'MessageReceived', schemaVersion: 1, occurredAt: new Date().toISOString(), data: { from: '4915112345678', text: `hello ${n}` } }],
+    {
+      expectedVersion: 0,
+      commandId: `msg-${instanceId}-${n}`,
+    },
+  );
 
 /** `natsNodes` 1: one nats-server (R1); 3: a local 3-node cluster with every stream and bucket R3. */
 const withStack = async <T>(natsNodes: number, fn: (nats: NatsHandle, store: JetStreamEventStore, server: BenchNats) => Promise<T>): Promise<T> => {
@@ -117,10 +120,22 @@ const withStack = async <T>(natsNodes: number, fn: (nats: NatsHandle, store: Jet
 
 /** The webhooks service as its own process (built by `npm run bench`), as it runs in production. */
 const startWebhooks = async (server: BenchNats): Promise<{ cpuSeconds: () => number; close: () => Promise<void> }> => {
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), resolve(__dirname, '../services/webhooks/dist/main.js')], {
-    env: { ...process.env, NATS_URL: server.url, NATS_REPLICAS: String(server.replicas), WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0', OPS_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), resolve(__dirname, '../services/webhooks/dist/main.js')],
+    {
+      env: {
+        ...process.env,
+        NATS_URL: server.url,
+        NATS_REPLICAS: String(server.replicas),
+        WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0',
+        OPS_PORT: '0',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   await new Promise((r) => setTimeout(r, 1_000));
   return {
     cpuSeconds: () => (child.pid === undefined ? 0 : (processInfo(child.pid)?.cpuSeconds ?? 0)),

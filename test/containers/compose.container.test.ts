@@ -60,7 +60,10 @@ if (reason) {
     afterAll(async () => {
       if (!stack) return;
       const logFile = join(tmpdir(), `${stack.project}.log`);
-      await stack.saveLogs(logFile).then(() => say(`container logs: ${logFile}`), () => undefined);
+      await stack.saveLogs(logFile).then(
+        () => say(`container logs: ${logFile}`),
+        () => undefined,
+      );
       await stack.down();
     }, 120_000);
 
@@ -76,7 +79,15 @@ if (reason) {
         const states: unknown[] = [];
         for await (const c of (await jetstreamManager(nc)).consumers.list(stream)) {
           const { name, num_pending: pending, num_ack_pending: ackPending, num_redelivered: redelivered, delivered, ack_floor: ackFloor } = c;
-          states.push({ name, pending, ackPending, redelivered, delivered: delivered.stream_seq, ackFloor: ackFloor.stream_seq, maxDeliver: c.config.max_deliver });
+          states.push({
+            name,
+            pending,
+            ackPending,
+            redelivered,
+            delivered: delivered.stream_seq,
+            ackFloor: ackFloor.stream_seq,
+            maxDeliver: c.config.max_deliver,
+          });
         }
         return states;
       } catch (error) {
@@ -116,7 +127,12 @@ if (reason) {
       expect((await api(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(hook)}`)).status).toBe(200);
       expect((await api(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
       expect((await api(`/v1/sandbox/scan?instance_id=${id}&number=4915112345678`)).status).toBe(200);
-      const status = await eventually(() => api(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected', 30_000, 250);
+      const status = await eventually(
+        () => api(`/v1/status?instance_id=${id}`),
+        (s) => s.body.state === 'connected',
+        30_000,
+        250,
+      );
       expect(status.body.state).toBe('connected');
 
       const send = await api(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=${encodeURIComponent('hello from compose')}`);
@@ -125,26 +141,33 @@ if (reason) {
       const types = async (): Promise<string[]> => {
         const response = await fetch(`${stack!.receiverUrl}/__received`);
         const all = (await response.json()) as Array<{ path: string; body: string }>;
-        return all.filter((w) => w.path === `/e2e/${id}`).map((w) => JSON.parse(w.body) as { type: string; data: { message_id?: string } })
-          .filter((w) => w.type === 'instance.connected' || w.data.message_id === messageId).map((w) => w.type);
+        return all
+          .filter((w) => w.path === `/e2e/${id}`)
+          .map((w) => JSON.parse(w.body) as { type: string; data: { message_id?: string } })
+          .filter((w) => w.type === 'instance.connected' || w.data.message_id === messageId)
+          .map((w) => w.type);
       };
       const got = await eventually(types, (t) => t.includes('message.read'), 30_000, 250);
       expect(got).toEqual(['instance.connected', 'message.sent', 'message.delivered', 'message.read']);
     }, 90_000);
 
-    it('survives the drill: SIGKILL of the EVENTS leader node, then a sessions, webhooks and instances replica', async () => {
-      const target = new DockerDrillTarget(stack!, say);
-      const report: DrillReport = await runDrill(target);
-      // One line, to be copied into the README.
-      process.stdout.write(`DRILL REPORT ${JSON.stringify({ ...report, failures: report.failures.slice(0, 20) })}\n`);
-      // The report keeps 20 failures; say how many there were and on what (an instance id or a check) in one line.
-      const byWhat: Record<string, number> = {};
-      for (const failure of report.failures) byWhat[failure.split(':')[0]!] = (byWhat[failure.split(':')[0]!] ?? 0) + 1;
-      if (report.failures.length) {
-        say(`drill: ${report.failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
-        say(`EVENTS consumers after the drill: ${JSON.stringify(await consumerStates('EVENTS'))}`);
-      }
-      expect(report.failures).toEqual([]);
-    }, 10 * 60_000);
+    it(
+      'survives the drill: SIGKILL of the EVENTS leader node, then a sessions, webhooks and instances replica',
+      async () => {
+        const target = new DockerDrillTarget(stack!, say);
+        const report: DrillReport = await runDrill(target);
+        // One line, to be copied into the README.
+        process.stdout.write(`DRILL REPORT ${JSON.stringify({ ...report, failures: report.failures.slice(0, 20) })}\n`);
+        // The report keeps 20 failures; say how many there were and on what (an instance id or a check) in one line.
+        const byWhat: Record<string, number> = {};
+        for (const failure of report.failures) byWhat[failure.split(':')[0]!] = (byWhat[failure.split(':')[0]!] ?? 0) + 1;
+        if (report.failures.length) {
+          say(`drill: ${report.failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
+          say(`EVENTS consumers after the drill: ${JSON.stringify(await consumerStates('EVENTS'))}`);
+        }
+        expect(report.failures).toEqual([]);
+      },
+      10 * 60_000,
+    );
   });
 }

@@ -58,7 +58,11 @@ export const startComposeStack = async (images: BuiltImages): Promise<ComposeSta
   };
   const composeEnv = { ...process.env, ...environment };
   const compose = (...args: string[]) =>
-    run('docker-compose', ['-p', project, ...COMPOSE_FILES.flatMap((f) => ['-f', f]), ...args], { cwd: REPO_ROOT, env: composeEnv, maxBuffer: 256 * 1024 * 1024 });
+    run('docker-compose', ['-p', project, ...COMPOSE_FILES.flatMap((f) => ['-f', f]), ...args], {
+      cwd: REPO_ROOT,
+      env: composeEnv,
+      maxBuffer: 256 * 1024 * 1024,
+    });
   const removeAll = async (): Promise<void> => {
     // Also what a failed `up` left: containers, the project network and the named volumes.
     await compose('down', '--volumes', '--remove-orphans', '--timeout', '0').catch(() => undefined);
@@ -80,8 +84,16 @@ export const startComposeStack = async (images: BuiltImages): Promise<ComposeSta
   }
 
   const container = async (service: string): Promise<string> => {
-    const names = await docker('ps', '-a', '--filter', `label=com.docker.compose.project=${project}`,
-      '--filter', `label=com.docker.compose.service=${service}`, '--format', '{{.Names}}');
+    const names = await docker(
+      'ps',
+      '-a',
+      '--filter',
+      `label=com.docker.compose.project=${project}`,
+      '--filter',
+      `label=com.docker.compose.service=${service}`,
+      '--format',
+      '{{.Names}}',
+    );
     const name = names.split('\n').filter(Boolean)[0];
     if (!name) throw new Error(`no container for service ${service} in ${project}`);
     return name;

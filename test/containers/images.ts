@@ -24,8 +24,7 @@ const natsImage = async (): Promise<string> => {
 export const APP_IMAGE = 'wagw-test/app:latest';
 const APP_BUILD_STAGE = 'wagw-test/app-build:latest';
 
-export const imageExists = (tag: string): boolean =>
-  spawnSync('docker', ['image', 'inspect', tag], { stdio: 'ignore', timeout: 30_000 }).status === 0;
+export const imageExists = (tag: string): boolean => spawnSync('docker', ['image', 'inspect', tag], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 
 const BIG_OUTPUT = 64 * 1024 * 1024;
 

@@ -1,10 +1,4 @@
-import {
-  ExpectedVersionConflictError,
-  type Delivery,
-  type EventStore,
-  type NewEvent,
-  type Subscription,
-} from '@wagw/lib';
+import { ExpectedVersionConflictError, type Delivery, type EventStore, type NewEvent, type Subscription } from '@wagw/lib';
 
 const event = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
   type,
@@ -14,7 +8,8 @@ const event = (type: string, data: Record<string, unknown> = {}): NewEvent => ({
 });
 
 let counter = 0;
-const uniqueStream = (suffix = 'instance'): string => `S${Date.now().toString(36)}${(counter++).toString(36)}.${suffix}`.toUpperCase().replace('.INSTANCE', '.instance');
+const uniqueStream = (suffix = 'instance'): string =>
+  `S${Date.now().toString(36)}${(counter++).toString(36)}.${suffix}`.toUpperCase().replace('.INSTANCE', '.instance');
 
 /** Takes the next `n` deliveries from a subscription (bounded by `timeoutMs`). */
 export const take = async (subscription: Subscription, n: number, timeoutMs = 5_000): Promise<Delivery[]> => {
@@ -25,10 +20,7 @@ export const take = async (subscription: Subscription, n: number, timeoutMs = 5_
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new Error(`only ${out.length} of ${n} deliveries arrived`);
     let timer: NodeJS.Timeout | undefined;
-    const next = await Promise.race([
-      iterator.next(),
-      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), remaining))),
-    ]);
+    const next = await Promise.race([iterator.next(), new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), remaining)))]);
     clearTimeout(timer);
     if (next === 'timeout' || next.done) throw new Error(`only ${out.length} of ${n} deliveries arrived`);
     out.push(next.value);
@@ -39,10 +31,7 @@ export const take = async (subscription: Subscription, n: number, timeoutMs = 5_
 /**
  * The behaviour every EventStore adapter must have. `open` gives a fresh, empty store; `close` releases it.
  */
-export const describeEventStoreContract = (
-  name: string,
-  open: () => Promise<{ store: EventStore; close: () => Promise<void> }>,
-): void => {
+export const describeEventStoreContract = (name: string, open: () => Promise<{ store: EventStore; close: () => Promise<void> }>): void => {
   describe(`${name} event store contract`, () => {
     let store: EventStore;
     let close: () => Promise<void>;
@@ -78,12 +67,10 @@ export const describeEventStoreContract = (
       const stream = uniqueStream();
       const first = await store.append(stream, [event('A')], { expectedVersion: 0, commandId: `${stream}-1` });
       await store.append(stream, [event('B')], { expectedVersion: first.version, commandId: `${stream}-2` });
-      await expect(
-        store.append(stream, [event('C')], { expectedVersion: first.version, commandId: `${stream}-3` }),
-      ).rejects.toBeInstanceOf(ExpectedVersionConflictError);
-      await expect(store.append(stream, [event('C')], { expectedVersion: 0, commandId: `${stream}-4` })).rejects.toBeInstanceOf(
+      await expect(store.append(stream, [event('C')], { expectedVersion: first.version, commandId: `${stream}-3` })).rejects.toBeInstanceOf(
         ExpectedVersionConflictError,
       );
+      await expect(store.append(stream, [event('C')], { expectedVersion: 0, commandId: `${stream}-4` })).rejects.toBeInstanceOf(ExpectedVersionConflictError);
       expect((await store.readStream(stream)).map((c) => c.events[0]!.type)).toEqual(['A', 'B']);
     });
 
@@ -105,9 +92,7 @@ export const describeEventStoreContract = (
     it('lets exactly one of many concurrent appends at the same version win', async () => {
       const stream = uniqueStream();
       const results = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) =>
-          store.append(stream, [event('Race', { i })], { expectedVersion: 0, commandId: `${stream}-${i}` }),
-        ),
+        Array.from({ length: 20 }, (_, i) => store.append(stream, [event('Race', { i })], { expectedVersion: 0, commandId: `${stream}-${i}` })),
       );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -28,23 +28,52 @@ describe('drill checks', () => {
       { holder: 'b', online_at: 200 },
     ];
     expect(checkConnections(I, fine, [])).toEqual({ failures: [], connections: 2, open: 1 });
-    expect(checkConnections(I, [{ holder: 'a', online_at: 100, ended_at: 300 }, { holder: 'b', online_at: 250 }], []).failures).toHaveLength(1);
+    expect(
+      checkConnections(
+        I,
+        [
+          { holder: 'a', online_at: 100, ended_at: 300 },
+          { holder: 'b', online_at: 250 },
+        ],
+        [],
+      ).failures,
+    ).toHaveLength(1);
     // a was SIGKILLed at 500: its connection ended then; b came at 400, before.
-    const killed = [{ holder: 'a', online_at: 100 }, { holder: 'b', online_at: 400 }];
+    const killed = [
+      { holder: 'a', online_at: 100 },
+      { holder: 'b', online_at: 400 },
+    ];
     expect(checkConnections(I, killed, [{ service: 'sessions', id: 'a', at: 500 }]).failures).toHaveLength(1);
     expect(checkConnections(I, killed, [{ service: 'sessions', id: 'a', at: 350 }]).failures).toEqual([]);
     expect(checkConnections(I, killed, []).failures[0]).toContain('still both open');
-    expect(takeoverMs([{ holder: 'a', online_at: 100 }, { holder: 'b', online_at: 9_350 }], [{ service: 'sessions', id: 'a', at: 350 }])).toBe(9_000);
+    expect(
+      takeoverMs(
+        [
+          { holder: 'a', online_at: 100 },
+          { holder: 'b', online_at: 9_350 },
+        ],
+        [{ service: 'sessions', id: 'a', at: 350 }],
+      ),
+    ).toBe(9_000);
     expect(takeoverMs([{ holder: 'a', online_at: 100 }], [{ service: 'sessions', id: 'b', at: 350 }])).toBeNull();
   });
 
   it('history: receipts out of order, a repeat or going back are caught; missing receipts are handed to the caller', () => {
-    const good = [ev(1, 'InstanceCreated'), ev(2, 'MessageAccepted', 'm1'), ev(3, 'MessageSent', 'm1'), ev(4, 'MessageDelivered', 'm1'), ev(5, 'MessageRead', 'm1')];
+    const good = [
+      ev(1, 'InstanceCreated'),
+      ev(2, 'MessageAccepted', 'm1'),
+      ev(3, 'MessageSent', 'm1'),
+      ev(4, 'MessageDelivered', 'm1'),
+      ev(5, 'MessageRead', 'm1'),
+    ];
     expect(checkHistory(I, good, ['m1'])).toEqual({ failures: [], lacking: [] });
     expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1'), ev(3, 'MessageDelivered', 'm1'), ev(4, 'MessageSent', 'm1')], ['m1']).failures).toHaveLength(1);
     expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1'), ev(3, 'MessageSent', 'm1'), ev(4, 'MessageSent', 'm1')], ['m1']).failures).toHaveLength(1);
     expect(checkHistory(I, [ev(3, 'MessageAccepted', 'm1'), ev(2, 'MessageSent', 'm1')], ['m1']).failures.length).toBeGreaterThan(0);
-    expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1')], ['m1', 'm2'])).toEqual({ failures: [`${I}: message m2 was answered 200 but is not in the history`], lacking: [{ id: 'm1', has: ['MessageAccepted'] }] });
+    expect(checkHistory(I, [ev(2, 'MessageAccepted', 'm1')], ['m1', 'm2'])).toEqual({
+      failures: [`${I}: message m2 was answered 200 but is not in the history`],
+      lacking: [{ id: 'm1', has: ['MessageAccepted'] }],
+    });
     expect(receiptsMayBeLost(900, [{ service: 'sessions', id: 'a', at: 1_000 }], 500)).toBe(true);
     expect(receiptsMayBeLost(1_100, [{ service: 'sessions', id: 'a', at: 1_000 }], 500)).toBe(false);
   });
@@ -74,7 +103,12 @@ describe('drill checks', () => {
       const body = JSON.stringify({ id, type: 'x', instance_id: I, timestamp: new Date().toISOString(), data: {} });
       const at = new Date();
       const signature = new Webhook(signWith).sign(id, at, body);
-      return { path: '/p', headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature }, body, at: 0 };
+      return {
+        path: '/p',
+        headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature },
+        body,
+        at: 0,
+      };
     };
     const instance = { id: I, path: '/p', secret };
     const all = expected.map((id) => hook(id));

@@ -30,7 +30,11 @@ const MESSAGE_ORDER = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'Me
  * Every send answered 200 reaches the platform exactly once: each key got one message id however often it was
  * retried, the platform took that id (its ledger), and it took nothing the history does not hold as accepted.
  */
-export const checkSends = (sends: readonly SendRecord[], taken: ReadonlyMap<string, ReadonlySet<string>>, accepted: ReadonlyMap<string, ReadonlySet<string>>): string[] => {
+export const checkSends = (
+  sends: readonly SendRecord[],
+  taken: ReadonlyMap<string, ReadonlySet<string>>,
+  accepted: ReadonlyMap<string, ReadonlySet<string>>,
+): string[] => {
   const failures: string[] = [];
   for (const send of sends) {
     if (new Set(send.messageIds).size > 1) failures.push(`key ${send.key} was answered ${send.messageIds.length} different message ids`);
@@ -48,11 +52,16 @@ export const checkSends = (sends: readonly SendRecord[], taken: ReadonlyMap<stri
  * MessageAccepted, then at most one each of Sent, Delivered, Read in that order, and no MessageFailed. Answers the
  * accepted messages that lack receipts too: the caller decides which may (see `receiptsMayBeLost`).
  */
-export const checkHistory = (instanceId: string, events: readonly HistoryEvent[], acceptedIds: readonly string[]): { failures: string[]; lacking: Array<{ id: string; has: string[] }> } => {
+export const checkHistory = (
+  instanceId: string,
+  events: readonly HistoryEvent[],
+  acceptedIds: readonly string[],
+): { failures: string[]; lacking: Array<{ id: string; has: string[] }> } => {
   const failures: string[] = [];
   const lacking: Array<{ id: string; has: string[] }> = [];
   for (let i = 1; i < events.length; i++) {
-    if (events[i]!.sequence < events[i - 1]!.sequence) failures.push(`${instanceId}: history goes back from sequence ${events[i - 1]!.sequence} to ${events[i]!.sequence}`);
+    if (events[i]!.sequence < events[i - 1]!.sequence)
+      failures.push(`${instanceId}: history goes back from sequence ${events[i - 1]!.sequence} to ${events[i]!.sequence}`);
   }
   const perMessage = new Map<string, string[]>();
   for (const e of events) {
@@ -92,7 +101,11 @@ export const expectedWebhookIds = (events: readonly HistoryEvent[]): string[] =>
  * Every event's webhook arrives at least once, correctly signed, on its instance's path; a repeat carries the same
  * webhook-id and the same body.
  */
-export const checkWebhooks = (instance: DrillInstance, expected: readonly string[], received: readonly ReceivedWebhook[]): { failures: string[]; received: number; repeats: number } => {
+export const checkWebhooks = (
+  instance: DrillInstance,
+  expected: readonly string[],
+  received: readonly ReceivedWebhook[],
+): { failures: string[]; received: number; repeats: number } => {
   const failures: string[] = [];
   const mine = received.filter((r) => r.path === instance.path);
   const verifier = new Webhook(instance.secret);
@@ -105,7 +118,8 @@ export const checkWebhooks = (instance: DrillInstance, expected: readonly string
       continue;
     }
     const body = JSON.parse(r.body) as { id: string; instance_id: string };
-    if (body.id !== r.headers['webhook-id'] || body.instance_id !== instance.id) failures.push(`${instance.id}: webhook ${r.headers['webhook-id']} carries id ${body.id} of ${body.instance_id}`);
+    if (body.id !== r.headers['webhook-id'] || body.instance_id !== instance.id)
+      failures.push(`${instance.id}: webhook ${r.headers['webhook-id']} carries id ${body.id} of ${body.instance_id}`);
     const earlier = bodies.get(body.id);
     if (earlier !== undefined && earlier !== r.body) failures.push(`${instance.id}: webhook ${body.id} came again with another body`);
     bodies.set(body.id, r.body);
@@ -138,7 +152,11 @@ export interface Kill {
  * online until it ended, or until its holder was killed (a SIGKILLed process writes no end). Two that overlap, by
  * any amount, are a failure.
  */
-export const checkConnections = (instanceId: string, records: readonly SandboxConnectionRecord[], kills: readonly Kill[]): { failures: string[]; connections: number; open: number } => {
+export const checkConnections = (
+  instanceId: string,
+  records: readonly SandboxConnectionRecord[],
+  kills: readonly Kill[],
+): { failures: string[]; connections: number; open: number } => {
   const spans = records
     .map((r) => {
       const killed = kills.filter((k) => k.service === 'sessions' && k.id === r.holder && k.at >= r.online_at).map((k) => k.at);

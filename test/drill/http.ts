@@ -68,7 +68,8 @@ export class DrillHttp {
     const outcome: Outcome = { at: started, path: route, status, ms, ...(code ? { code } : {}) };
     if (failure) outcome.problem = failure;
     else if (status !== 200 && status !== 503) outcome.problem = `${status} ${JSON.stringify(body).slice(0, 200)}`;
-    else if (status === 503 && (typeof body.error !== 'string' || !body.error || !code)) outcome.problem = `503 without { error, code }: ${JSON.stringify(body).slice(0, 200)}`;
+    else if (status === 503 && (typeof body.error !== 'string' || !body.error || !code))
+      outcome.problem = `503 without { error, code }: ${JSON.stringify(body).slice(0, 200)}`;
     this.outcomes.push(outcome);
     return { status, body, ms };
   }

@@ -18,7 +18,13 @@ const JWT_SECRET = 'cluster-drill-secret-that-is-long-enough-for-hs256';
  * Kept as in production: NATS client time-outs, sessions leases (10 s TTL, 3 s renew, 2 s claim sweep), the sends'
  * dispatch ack wait (15 s) and the webhooks sequencer lease (10 s), which decide the recovery the drill measures.
  */
-const SANDBOX_ENV = { WA_CONNECTOR: 'sandbox', SEND_PACING_MS: '0', SANDBOX_SENT_DELAY_MS: '10', SANDBOX_DELIVERED_DELAY_MS: '30', SANDBOX_READ_DELAY_MS: '60' };
+const SANDBOX_ENV = {
+  WA_CONNECTOR: 'sandbox',
+  SEND_PACING_MS: '0',
+  SANDBOX_SENT_DELAY_MS: '10',
+  SANDBOX_DELIVERED_DELAY_MS: '30',
+  SANDBOX_READ_DELAY_MS: '60',
+};
 const WEBHOOKS_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ACK_WAIT_MS: '7000', WEBHOOK_RETRY_SCHEDULE: '0,500ms,1s,2s,5s,10s,20s' };
 
 export interface ProcessDrillTarget extends DrillTarget {
@@ -64,7 +70,8 @@ export const startProcessDrillTarget = async (replicasPerService = 2): Promise<P
         addresses[service].push(`127.0.0.1:${port}`);
         const env: Record<string, string> = { ...common, OPS_PORT: String(await freeFixedPort()) };
         if (service === 'instances') Object.assign(env, { INSTANCES_GRPC_ADDRESS: `127.0.0.1:${port}`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-        if (service === 'sessions') Object.assign(env, SANDBOX_ENV, { SESSIONS_GRPC_ADDRESS: `127.0.0.1:${port}`, SESSIONS_REPLICA_ID: id, MEDIA_ALLOW_PRIVATE_NETWORKS: 'true' });
+        if (service === 'sessions')
+          Object.assign(env, SANDBOX_ENV, { SESSIONS_GRPC_ADDRESS: `127.0.0.1:${port}`, SESSIONS_REPLICA_ID: id, MEDIA_ALLOW_PRIVATE_NETWORKS: 'true' });
         if (service === 'webhooks') Object.assign(env, WEBHOOKS_ENV, { WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${port}`, WEBHOOKS_WORKER_ID: id });
         starts.push(startServiceProcess({ service, env, label: id, log, startTimeoutMs: 60_000 }).then((p) => void replicas.set(id, p)));
       }

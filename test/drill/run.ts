@@ -1,5 +1,16 @@
 import type { DrillOptions, DrillService, DrillTarget } from './drill';
-import { checkConnections, checkHistory, checkSends, checkWebhooks, expectedWebhookIds, receiptsMayBeLost, takeoverMs, type DrillInstance, type HistoryEvent, type Kill } from './checks';
+import {
+  checkConnections,
+  checkHistory,
+  checkSends,
+  checkWebhooks,
+  expectedWebhookIds,
+  receiptsMayBeLost,
+  takeoverMs,
+  type DrillInstance,
+  type HistoryEvent,
+  type Kill,
+} from './checks';
 import { DrillHttp } from './http';
 import { acceptedAgainAfter, Load, longestGapWithoutAcceptance } from './load';
 import { NatsObserver } from './observe';
@@ -63,7 +74,12 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
     const instances = await Promise.all(Array.from({ length: o.instances }, (_, i) => linkInstance(http, target, `/drill/${runId}/i${i}`)));
     log(`linked ${instances.length} instances`);
 
-    const load = new Load(http, instances.map((i) => i.id), { sendEveryMs: o.sendEveryMs, retryPauseMs: 250, maxAttempts: 80, retryForMs: 30_000, maxSendsPerInstance: 2_000, readEveryMs: 300 }, runId);
+    const load = new Load(
+      http,
+      instances.map((i) => i.id),
+      { sendEveryMs: o.sendEveryMs, retryPauseMs: 250, maxAttempts: 80, retryForMs: 30_000, maxSendsPerInstance: 2_000, readEveryMs: 300 },
+      runId,
+    );
     const t0 = Date.now();
     const timeline: DrillReport['timeline'] = [];
     const mark = (what: string): void => {
@@ -126,7 +142,8 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
     const problems = http.outcomes.filter((x) => x.problem);
     for (const p of problems.slice(0, 10)) failures.push(`${p.path} at +${p.at - t0} ms: ${p.problem}`);
     if (problems.length > 10) failures.push(`... and ${problems.length - 10} more bad answers`);
-    if (acceptedAgainMs === null || acceptedAgainMs > RECOVERY_LIMIT_MS) failures.push(`sends were accepted again ${acceptedAgainMs ?? 'never'} ms after the leader kill (at most ${RECOVERY_LIMIT_MS})`);
+    if (acceptedAgainMs === null || acceptedAgainMs > RECOVERY_LIMIT_MS)
+      failures.push(`sends were accepted again ${acceptedAgainMs ?? 'never'} ms after the leader kill (at most ${RECOVERY_LIMIT_MS})`);
 
     const during = http.outcomes.filter((x) => x.at >= t0 && x.at <= loadEnd);
     const unavailable = during.filter((x) => x.status === 503);
@@ -139,7 +156,12 @@ export const runDrill = async (target: DrillTarget, overrides: Partial<DrillOpti
       eventsReplicas,
       instances: instances.length,
       loadMs: loadEnd - t0,
-      sends: { keys: load.sends.length, accepted: load.sends.length - neverAccepted.length, attempts: load.sends.reduce((n, s) => n + s.attempts, 0), neverAccepted: neverAccepted.length },
+      sends: {
+        keys: load.sends.length,
+        accepted: load.sends.length - neverAccepted.length,
+        attempts: load.sends.reduce((n, s) => n + s.attempts, 0),
+        neverAccepted: neverAccepted.length,
+      },
       requests: {
         total: during.length,
         ok: during.filter((x) => x.status === 200).length,
@@ -198,12 +220,26 @@ const readHistory = async (http: DrillHttp, id: string): Promise<HistoryEvent[]>
 const takenAtCache = new Map<string, number | null>();
 
 /** One read of everything the checks judge, and whether it is final (nothing still on its way). */
-const readBack = async (http: DrillHttp, nats: NatsObserver, instances: readonly DrillInstance[], load: Load, target: DrillTarget, kills: readonly Kill[], graceMs: number, t0: number) => {
+const readBack = async (
+  http: DrillHttp,
+  nats: NatsObserver,
+  instances: readonly DrillInstance[],
+  load: Load,
+  target: DrillTarget,
+  kills: readonly Kill[],
+  graceMs: number,
+  t0: number,
+) => {
   const failures: string[] = [];
   const received = await target.webhooksReceived();
   const taken = new Map<string, Set<string>>();
   const acceptedInHistory = new Map<string, Set<string>>();
-  const totals = { webhooks: { expected: 0, received: 0, repeats: 0 }, history: { events: 0, lackingReceipts: 0 }, connections: 0, sessionsTakeoverMs: null as number | null };
+  const totals = {
+    webhooks: { expected: 0, received: 0, repeats: 0 },
+    history: { events: 0, lackingReceipts: 0 },
+    connections: 0,
+    sessionsTakeoverMs: null as number | null,
+  };
   let pending = false;
   for (const instance of instances) {
     const events = await readHistory(http, instance.id);

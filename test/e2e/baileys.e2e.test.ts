@@ -58,13 +58,16 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     await new Promise((r) => media.close(r));
   });
 
-  const history = async (id: string): Promise<HistoryEvent[]> =>
-    (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as HistoryEvent[];
+  const history = async (id: string): Promise<HistoryEvent[]> => (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as HistoryEvent[];
 
   const status = (id: string) => stack.call(`/v1/status?instance_id=${id}`);
 
   const stateIs = (id: string, state: string, timeoutMs = 10_000) =>
-    eventually(() => status(id), (s) => s.body.state === state, timeoutMs);
+    eventually(
+      () => status(id),
+      (s) => s.body.state === state,
+      timeoutMs,
+    );
 
   /** The QR the gateway shows, scanned by the emulated phone of `number`: a connected instance. */
   const linkedInstance = async (number: string): Promise<string> => {
@@ -78,7 +81,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
   const logins = (number: string) => emulator.connections().filter((c) => c.number === number && c.stage === 'logged-in');
 
-  it('answers get_qrcode with a PNG of the QR string the emulator\'s refs produced', async () => {
+  it("answers get_qrcode with a PNG of the QR string the emulator's refs produced", async () => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
     expect(qr.status).toBe(200);
@@ -123,7 +126,10 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     const messageId = sent.body.message_id as string;
     const received = await emulator.waitForReceived((m) => m.fromNumber === '4915100000003');
     expect(received).toMatchObject({ toNumber: '4915199999999', text: 'hello over Signal', error: undefined });
-    const events = await eventually(() => history(id), (h) => h.some((e) => e.stream.endsWith(messageId) && e.type === 'MessageRead'));
+    const events = await eventually(
+      () => history(id),
+      (h) => h.some((e) => e.stream.endsWith(messageId) && e.type === 'MessageRead'),
+    );
     expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual([
       'MessageAccepted',
       'MessageSent',
@@ -137,7 +143,10 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     const unknown = await stack.call(`/v1/send?instance_id=${id}&number=0004915199999&type=text&message=nobody`);
     const known = await stack.call(`/v1/send?instance_id=${id}&number=4915199999997&type=text&message=somebody`);
     expect([unknown.status, known.status]).toEqual([200, 200]);
-    const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'MessageFailed'));
+    const events = await eventually(
+      () => history(id),
+      (h) => h.some((e) => e.type === 'MessageFailed'),
+    );
     expect(events.find((e) => e.type === 'MessageFailed')?.data).toMatchObject({
       message_id: unknown.body.message_id,
       reason: 'recipient_not_on_platform',
@@ -147,7 +156,9 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
   it('sends an image and a document: encrypted uploads reach the media host and the messages carry them', async () => {
     const id = await linkedInstance('4915100000004');
-    const image = await stack.call(`/v1/send?instance_id=${id}&number=4915199999998&type=media&message=look&media_url=${encodeURIComponent(`${mediaUrl}/cat.png`)}`);
+    const image = await stack.call(
+      `/v1/send?instance_id=${id}&number=4915199999998&type=media&message=look&media_url=${encodeURIComponent(`${mediaUrl}/cat.png`)}`,
+    );
     const doc = await stack.call('/v1/send', {
       method: 'POST',
       body: JSON.stringify({ instance_id: id, number: '4915199999998', type: 'media', media_url: `${mediaUrl}/report.pdf`, filename: 'Q3 report.pdf' }),
@@ -165,7 +176,10 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
   it('turns an inbound text into MessageReceived with sender and push name', async () => {
     const id = await linkedInstance('4915100000005');
     await emulator.sendText('4915100000005', '4917612345678', 'Ana', 'hi there');
-    const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'MessageReceived'));
+    const events = await eventually(
+      () => history(id),
+      (h) => h.some((e) => e.type === 'MessageReceived'),
+    );
     expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612345678', push_name: 'Ana', text: 'hi there' });
   });
 
@@ -175,7 +189,12 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
     const s = await stateIs(id, 'created');
     expect(s.body).toMatchObject({ state: 'created', linked_number: null });
-    expect(await eventually(() => auth.keysUnder(id), (keys) => keys.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => auth.keysUnder(id),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
     expect(emulator.devices().some((d) => d.number === '4915100000007')).toBe(false);
     const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
     expect(qr.status).toBe(200);
@@ -189,7 +208,12 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
       await emulator.kick('4915100000401', 'logged-out');
       const s = await stateIs(id, 'logged_out');
       expect(s.body).toMatchObject({ state: 'logged_out' });
-      expect(await eventually(() => auth.keysUnder(id), (keys) => keys.length === 0)).toEqual([]);
+      expect(
+        await eventually(
+          () => auth.keysUnder(id),
+          (keys) => keys.length === 0,
+        ),
+      ).toEqual([]);
       const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
       expect([send.status, send.body.code]).toEqual([409, 'instance_logged_out_on_phone']);
     });
@@ -205,7 +229,10 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
     it('440: the lease holder comes back once, with no reconnect loop', async () => {
       const id = await linkedInstance('4915100000440');
-      const before = emulator.connections().filter((c) => c.number === '4915100000440').map((c) => c.id);
+      const before = emulator
+        .connections()
+        .filter((c) => c.number === '4915100000440')
+        .map((c) => c.id);
       await emulator.kick('4915100000440', 'replaced');
       await stateIs(id, 'connected', 10_000);
       await sleep(3_000);
@@ -234,7 +261,11 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     it('QR refs exhausted: the QR expires, and the next get_qrcode shows a new one', async () => {
       const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
       const first = qrText((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).body.qrcode);
-      const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'InstanceQrExpired'), 15_000);
+      const events = await eventually(
+        () => history(id),
+        (h) => h.some((e) => e.type === 'InstanceQrExpired'),
+        15_000,
+      );
       expect(events.map((e) => e.type)).toContain('InstanceQrExpired');
       const again = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
       expect(again.status).toBe(200);

@@ -33,19 +33,24 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
     const caFile = join(dir, 'media-ca.pem');
     writeFileSync(caFile, emulator.mediaCaPem);
     const baileys = { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem };
-    stack = await startStack({}, true, { connector: 'baileys', baileys }, {
-      sessionsTarget: async (natsUrl) => {
-        const env = {
-          SEND_PACING_MS: '0',
-          WA_CONNECTOR: 'baileys',
-          WA_WEBSOCKET_URL: emulator.url,
-          WA_MEDIA_UPLOAD_HOSTS: emulator.mediaHost,
-          WA_MEDIA_TLS_CA_FILE: caFile,
-        };
-        replicas = await Promise.all(['baileys-a', 'baileys-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
-        return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
+    stack = await startStack(
+      {},
+      true,
+      { connector: 'baileys', baileys },
+      {
+        sessionsTarget: async (natsUrl) => {
+          const env = {
+            SEND_PACING_MS: '0',
+            WA_CONNECTOR: 'baileys',
+            WA_WEBSOCKET_URL: emulator.url,
+            WA_MEDIA_UPLOAD_HOSTS: emulator.mediaHost,
+            WA_MEDIA_TLS_CA_FILE: caFile,
+          };
+          replicas = await Promise.all(['baileys-a', 'baileys-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
+          return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
+        },
       },
-    });
+    );
     nats = await connectNats({ url: stack.nats.url, name: 'baileys-failover-test', logger: testLogger('baileys-failover-test') });
     leases = await LeaseStore.open(nats, BUCKETS.sessionLeases);
   }, 60_000);
@@ -64,7 +69,10 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const qr = decodeQr((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).body.qrcode as string);
     await emulator.scan(qr ?? '', NUMBER);
-    const linked = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    const linked = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+    );
     expect(linked.body).toMatchObject({ state: 'connected', linked_number: NUMBER });
     const lease = await leases.read(id);
     const owner = replicas.find((r) => r.replicaId === lease?.owner);

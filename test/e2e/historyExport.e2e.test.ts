@@ -19,7 +19,10 @@ describe('history export (NDJSON)', () => {
     for (let i = 0; i < HOOKS; i += 100) {
       await Promise.all(
         Array.from({ length: 100 }, (_, j) =>
-          store.append(instanceStream(id), [instanceEvent('WebhookConfigured', now, { url: `https://h${i + j}.example/`, enabled: true })], { expectedVersion: 'any', commandId: `hook-${i + j}` }),
+          store.append(instanceStream(id), [instanceEvent('WebhookConfigured', now, { url: `https://h${i + j}.example/`, enabled: true })], {
+            expectedVersion: 'any',
+            commandId: `hook-${i + j}`,
+          }),
         ),
       );
     }
@@ -34,7 +37,14 @@ describe('history export (NDJSON)', () => {
   const exportLines = async (query = ''): Promise<{ status: number; type: string | null; lines: Array<Record<string, unknown>> }> => {
     const response = await fetch(`${stack.baseUrl}/v1/history/export?instance_id=${id}${query}`, { headers: { authorization: `Bearer ${stack.token()}` } });
     const text = await response.text();
-    return { status: response.status, type: response.headers.get('content-type'), lines: text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      lines: text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    };
   };
 
   it('streams every event, oldest first, then a last line saying it reached the end', async () => {
@@ -55,7 +65,11 @@ describe('history export (NDJSON)', () => {
   });
 
   it('answers a bad filter or cursor with a plain 400 before streaming anything', async () => {
-    for (const [query, code] of [['&types=Nope', 'invalid_types'], ['&since=soon', 'invalid_time'], ['&cursor=999999999', 'invalid_cursor']]) {
+    for (const [query, code] of [
+      ['&types=Nope', 'invalid_types'],
+      ['&since=soon', 'invalid_time'],
+      ['&cursor=999999999', 'invalid_cursor'],
+    ]) {
       const response = await fetch(`${stack.baseUrl}/v1/history/export?instance_id=${id}${query}`, { headers: { authorization: `Bearer ${stack.token()}` } });
       expect([query, response.status, ((await response.json()) as { code: string }).code]).toEqual([query, 400, code]);
     }

@@ -247,7 +247,11 @@ describe('instances over HTTP', () => {
       expect(await bad('types=InstanceCreated,Bogus')).toEqual(['types=InstanceCreated,Bogus', 400, 'invalid_types']);
       expect(await bad('since=yesterday')).toEqual(['since=yesterday', 400, 'invalid_time']);
       expect(await bad('until=2026-11-23')).toEqual(['until=2026-11-23', 400, 'invalid_time']);
-      expect(await bad('since=2026-11-23T10:00:00Z&until=2026-11-23T09:00:00Z')).toEqual(['since=2026-11-23T10:00:00Z&until=2026-11-23T09:00:00Z', 400, 'invalid_time_range']);
+      expect(await bad('since=2026-11-23T10:00:00Z&until=2026-11-23T09:00:00Z')).toEqual([
+        'since=2026-11-23T10:00:00Z&until=2026-11-23T09:00:00Z',
+        400,
+        'invalid_time_range',
+      ]);
       expect(await bad('message_id=a.b')).toEqual(['message_id=a.b', 400, 'invalid_message_id']);
       const theirs = (await stack.call(`/v1/history?instance_id=${other}`)).body.events as Array<{ sequence: number }>;
       expect(await bad(`cursor=${theirs[0]!.sequence}`)).toEqual([`cursor=${theirs[0]!.sequence}`, 400, 'invalid_cursor']);

@@ -60,7 +60,10 @@ describe('launcher (the quickstart process tree)', () => {
     launcher.kill('SIGINT');
     const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000).unref())]);
     expect(code).toBe(0);
-    const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+    const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      () => true,
+      () => false,
+    );
     expect(stillServing).toBe(false);
   });
 });

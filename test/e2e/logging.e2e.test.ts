@@ -42,7 +42,10 @@ describe('logs', () => {
       headers: { authorization: `Bearer ${token}` },
     }).then((r) => r.json())) as { signing_secret: string };
     await new Promise((r) => setTimeout(r, 100));
-    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; url?: string });
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; url?: string });
     const requests = lines.filter((l) => l.msg === 'request');
     expect(requests.length).toBeGreaterThanOrEqual(2);
     expect(requests[0]!.url).toContain('access_token=[redacted]');

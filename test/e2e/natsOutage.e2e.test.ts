@@ -37,9 +37,7 @@ describe('NATS outage over HTTP', () => {
     expect(status.body).toMatchObject({ instance_id: id, state: 'created' });
     const after = await stack.call('/v1/create_instance');
     const list = await stack.call('/v1/list_instances');
-    expect((list.body.instances as Array<{ instance_id: string }>).map((i) => i.instance_id)).toEqual(
-      expect.arrayContaining([id, after.body.instance_id]),
-    );
+    expect((list.body.instances as Array<{ instance_id: string }>).map((i) => i.instance_id)).toEqual(expect.arrayContaining([id, after.body.instance_id]));
     expect((await fetch(`http://127.0.0.1:${stack.instances.opsPort}/readyz`)).status).toBe(200);
   });
 });

@@ -46,7 +46,10 @@ describe('sessions over HTTP with the sandbox connector', () => {
     receiver.secret(path, set.body.signing_secret as string);
     expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
     expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=${number}`)).status).toBe(200);
-    await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+    );
     return id;
   };
 
@@ -58,7 +61,10 @@ describe('sessions over HTTP with the sandbox connector', () => {
     expect(decodeQr(qr.body.qrcode as string)).toBe(sandbox().currentQr(id));
     expect((await stack.call(`/v1/status?instance_id=${id}`)).body.state).toBe('qr');
     await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915100000001`);
-    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    const status = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+    );
     expect(status.body).toMatchObject({ state: 'connected', linked_number: '4915100000001' });
     const again = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
     expect([again.status, again.body.code]).toEqual([409, 'already_connected']);
@@ -69,18 +75,33 @@ describe('sessions over HTTP with the sandbox connector', () => {
 
   it('sends text (POST and GET): accepted at once, then sent, delivered and read in the history and on the webhook', async () => {
     const id = await linkedInstance('/text');
-    const post = await stack.call('/v1/send', { method: 'POST', body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: 'hello' }) });
+    const post = await stack.call('/v1/send', {
+      method: 'POST',
+      body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: 'hello' }),
+    });
     expect(post.status).toBe(200);
     expect(post.body).toMatchObject({ status: 200, message_id: expect.stringMatching(/^m_/) });
     const get = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=${encodeURIComponent('second one')}`);
     expect(get.status).toBe(200);
     const messageId = post.body.message_id as string;
-    const events = await eventually(() => history(id), (h) => h.filter((e) => e.stream.endsWith(messageId)).length >= 4);
-    expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
+    const events = await eventually(
+      () => history(id),
+      (h) => h.filter((e) => e.stream.endsWith(messageId)).length >= 4,
+    );
+    expect(events.filter((e) => e.stream.endsWith(messageId)).map((e) => e.type)).toEqual([
+      'MessageAccepted',
+      'MessageSent',
+      'MessageDelivered',
+      'MessageRead',
+    ]);
     // One message's whole life, and nothing else, with the message_id filter.
     const life = await stack.call(`/v1/history?instance_id=${id}&message_id=${messageId}`);
     expect((life.body.events as Array<{ type: string }>).map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
-    expect(sandbox().sent(id).map((m) => m.text)).toEqual(['hello', 'second one']);
+    expect(
+      sandbox()
+        .sent(id)
+        .map((m) => m.text),
+    ).toEqual(['hello', 'second one']);
     const hooks = await receiver.waitFor('/text', 7);
     expect(hooks[0]!.body.type).toBe('instance.connected');
     expect(hooks.filter((h) => h.body.data.message_id === messageId).map((h) => h.body.type)).toEqual(['message.sent', 'message.delivered', 'message.read']);
@@ -88,14 +109,23 @@ describe('sessions over HTTP with the sandbox connector', () => {
 
   it('sends media as image and document, fetched from its URL', async () => {
     const id = await linkedInstance('/media');
-    const image = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&message=look&media_url=${encodeURIComponent(`${mediaUrl}/cat.png`)}`);
+    const image = await stack.call(
+      `/v1/send?instance_id=${id}&number=4915199999999&type=media&message=look&media_url=${encodeURIComponent(`${mediaUrl}/cat.png`)}`,
+    );
     const doc = await stack.call('/v1/send', {
       method: 'POST',
       body: JSON.stringify({ instance_id: id, number: '4915199999999', type: 'media', media_url: `${mediaUrl}/report.pdf`, filename: 'Q3 report.pdf' }),
     });
     expect([image.status, doc.status]).toEqual([200, 200]);
-    await eventually(async () => sandbox().sent(id), (s) => s.length === 2);
-    expect(sandbox().sent(id).map((m) => m.media)).toEqual([
+    await eventually(
+      async () => sandbox().sent(id),
+      (s) => s.length === 2,
+    );
+    expect(
+      sandbox()
+        .sent(id)
+        .map((m) => m.media),
+    ).toEqual([
       expect.objectContaining({ mimetype: 'image/png', size: 2048, caption: 'look' }),
       expect.objectContaining({ mimetype: 'application/pdf', size: 4096, filename: 'Q3 report.pdf' }),
     ]);
@@ -106,16 +136,26 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const sendMedia = (url: string) => stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent(url)}`);
     const answers = [await sendMedia(`${mediaUrl}/huge.bin`), await sendMedia('http://127.0.0.1:1/x.png'), await sendMedia(`${mediaUrl}/slow.png`)];
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    const events = await eventually(() => history(id), (h) => h.filter((e) => e.type === 'MessageFailed').length === 3);
+    const events = await eventually(
+      () => history(id),
+      (h) => h.filter((e) => e.type === 'MessageFailed').length === 3,
+    );
     const reasons = events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason as string);
-    expect(reasons.sort()).toEqual([expect.stringMatching(/^media_timeout/), expect.stringMatching(/^media_too_large/), expect.stringMatching(/^media_unreachable/)]);
+    expect(reasons.sort()).toEqual([
+      expect.stringMatching(/^media_timeout/),
+      expect.stringMatching(/^media_too_large/),
+      expect.stringMatching(/^media_unreachable/),
+    ]);
   });
 
   it('turns an inbound message into MessageReceived with sender and push name, and a message.received webhook', async () => {
     const id = await linkedInstance('/inbound');
     const r = await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4917612345678&push_name=Ana&text=${encodeURIComponent('hi there')}`);
     expect(r.status).toBe(200);
-    const events = await eventually(() => history(id), (h) => h.some((e) => e.type === 'MessageReceived'));
+    const events = await eventually(
+      () => history(id),
+      (h) => h.some((e) => e.type === 'MessageReceived'),
+    );
     expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612345678', push_name: 'Ana', text: 'hi there' });
     const hooks = await receiver.waitFor('/inbound', 2);
     expect(hooks.map((h) => h.body.type)).toEqual(['instance.connected', 'message.received']);
@@ -129,7 +169,10 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const a = await stack.call('/v1/send', { method: 'POST', body, headers });
     const b = await stack.call('/v1/send', { method: 'POST', body, headers });
     expect(b.body.message_id).toBe(a.body.message_id);
-    await eventually(async () => sandbox().sent(id), (s) => s.length === 1);
+    await eventually(
+      async () => sandbox().sent(id),
+      (s) => s.length === 1,
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(sandbox().sent(id)).toHaveLength(1);
   });
@@ -137,7 +180,10 @@ describe('sessions over HTTP with the sandbox connector', () => {
   it('reset logs the device out, drops the link and goes back to created', async () => {
     const id = await linkedInstance('/reset');
     await stack.call(`/v1/reset_instance?instance_id=${id}`);
-    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'created');
+    const status = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'created',
+    );
     expect(status.body).toMatchObject({ state: 'created', linked_number: null });
     const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
     expect([send.status, send.body.code]).toEqual([409, 'not_linked']);
@@ -148,20 +194,34 @@ describe('sessions over HTTP with the sandbox connector', () => {
   it('queues sends while disconnected and sends them once the instance reconnects by itself', async () => {
     const id = await linkedInstance('/drop');
     sandbox().disconnect(id, 'connection_lost');
-    const down = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'disconnected');
+    const down = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'disconnected',
+    );
     expect(down.body).toMatchObject({ state: 'disconnected', last_disconnect_reason: 'connection_lost', linked_number: '4915112345678' });
     const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=queued`);
     expect(send.status).toBe(200);
     expect(sandbox().sent(id)).toHaveLength(0);
-    await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected', 10_000);
-    const sent = await eventually(async () => sandbox().sent(id), (s) => s.length === 1, 10_000);
+    await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+      10_000,
+    );
+    const sent = await eventually(
+      async () => sandbox().sent(id),
+      (s) => s.length === 1,
+      10_000,
+    );
     expect(sent.map((m) => m.text)).toEqual(['queued']);
   });
 
   it('answers 409 with the reason once the phone logged the device out', async () => {
     const id = await linkedInstance('/loggedout');
     await sandbox().logoutFromPhone(id);
-    await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'logged_out');
+    await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'logged_out',
+    );
     const send = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=x`);
     expect([send.status, send.body.code]).toEqual([409, 'instance_logged_out_on_phone']);
     const reconnect = await stack.call(`/v1/reconnect?instance_id=${id}`);
@@ -172,7 +232,10 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const id = await linkedInstance('/reconnect');
     const r = await stack.call(`/v1/reconnect?instance_id=${id}`);
     expect(r.body).toMatchObject({ status: 200, success: true });
-    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected');
+    const status = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+    );
     expect(status.body.state).toBe('connected');
   });
 

@@ -20,13 +20,18 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
   let ledger: KvSandboxLedger;
 
   beforeAll(async () => {
-    stack = await startStack({}, true, {}, {
-      sessionsTarget: async (natsUrl) => {
-        const env = { SEND_PACING_MS: '0', SANDBOX_SENT_DELAY_MS: '10', SANDBOX_DELIVERED_DELAY_MS: '30', SANDBOX_READ_DELAY_MS: '60' };
-        replicas = await Promise.all(['replica-a', 'replica-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
-        return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
+    stack = await startStack(
+      {},
+      true,
+      {},
+      {
+        sessionsTarget: async (natsUrl) => {
+          const env = { SEND_PACING_MS: '0', SANDBOX_SENT_DELAY_MS: '10', SANDBOX_DELIVERED_DELAY_MS: '30', SANDBOX_READ_DELAY_MS: '60' };
+          replicas = await Promise.all(['replica-a', 'replica-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
+          return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
+        },
       },
-    });
+    );
     nats = await connectNats({ url: stack.nats.url, name: 'failover-test', logger: testLogger('failover-test') });
     leases = await LeaseStore.open(nats, BUCKETS.sessionLeases);
     ledger = await KvSandboxLedger.open(nats);
@@ -44,7 +49,11 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
     expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915112345678`)).status).toBe(200);
-    const linked = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => s.body.state === 'connected', 10_000);
+    const linked = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+      10_000,
+    );
     expect(linked.body.state).toBe('connected');
 
     const lease = await leases.read(id);
@@ -70,7 +79,11 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
     await owner!.crash();
     crashedAt = Date.now();
 
-    const takenOver = await eventually(() => leases.read(id), (l) => Boolean(l && l.owner !== owner!.replicaId), 20_000);
+    const takenOver = await eventually(
+      () => leases.read(id),
+      (l) => Boolean(l && l.owner !== owner!.replicaId),
+      20_000,
+    );
     const takeoverMs = Date.now() - crashedAt;
     expect(takenOver?.owner).not.toBe(owner!.replicaId);
     expect(takeoverMs).toBeLessThan(15_000);
@@ -79,7 +92,11 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
     expect(new Set(accepted).size).toBe(40);
     expect(acceptedAfterCrash.length).toBeGreaterThan(10);
     // What the dead replica held unconfirmed comes back after the dispatch ack wait (15 s by default).
-    const taken = await eventually(() => ledger.takenIds(id), (ids) => ids.length >= 40, 30_000);
+    const taken = await eventually(
+      () => ledger.takenIds(id),
+      (ids) => ids.length >= 40,
+      30_000,
+    );
     expect(taken.sort()).toEqual([...accepted].sort());
 
     const history = await eventually(

@@ -44,9 +44,17 @@ describe('webhook delivery over HTTP', () => {
     const [got] = await receiver.waitFor('/basic', 1);
     expect(receiver.rejected).toEqual([]);
     expect(got!.body).toEqual({ id: got!.id, type: 'instance.reset', instance_id: id, timestamp: expect.any(String), data: {} });
-    const list = await eventually(() => deliveries(id), (d) => d[0]?.status === 'delivered');
+    const list = await eventually(
+      () => deliveries(id),
+      (d) => d[0]?.status === 'delivered',
+    );
     expect(list).toEqual([
-      expect.objectContaining({ delivery_id: got!.id, event_type: 'instance.reset', status: 'delivered', attempts: [expect.objectContaining({ attempt: 1, outcome: 'delivered', status_code: 200 })] }),
+      expect.objectContaining({
+        delivery_id: got!.id,
+        event_type: 'instance.reset',
+        status: 'delivered',
+        attempts: [expect.objectContaining({ attempt: 1, outcome: 'delivered', status_code: 200 })],
+      }),
     ]);
   });
 
@@ -56,7 +64,10 @@ describe('webhook delivery over HTTP', () => {
     await stack.call(`/v1/reset_instance?instance_id=${id}`);
     const got = await receiver.waitFor('/flaky', 3);
     expect(new Set(got.map((g) => g.id)).size).toBe(1);
-    const [delivery] = await eventually(() => deliveries(id), (d) => d[0]?.status === 'delivered');
+    const [delivery] = await eventually(
+      () => deliveries(id),
+      (d) => d[0]?.status === 'delivered',
+    );
     expect(delivery!.attempts.map((a) => [a.outcome, a.status_code])).toEqual([
       ['retry', 500],
       ['retry', 503],
@@ -77,11 +88,17 @@ describe('webhook delivery over HTTP', () => {
     receiver.script('/gone', { status: 410 });
     await stack.call(`/v1/reset_instance?instance_id=${id}`);
     await receiver.waitFor('/gone', 1);
-    const status = await eventually(() => stack.call(`/v1/status?instance_id=${id}`), (s) => (s.body.webhook as { enabled: boolean }).enabled === false);
+    const status = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => (s.body.webhook as { enabled: boolean }).enabled === false,
+    );
     expect(status.body.webhook).toEqual({ url: receiver.url('/gone'), enabled: false });
     const history = await stack.call(`/v1/history?instance_id=${id}`);
     expect((history.body.events as Array<{ type: string }>).map((e) => e.type)).toContain('WebhookDisabled');
-    const [dead] = await eventually(() => deliveries(id, 'dead'), (d) => d.length === 1);
+    const [dead] = await eventually(
+      () => deliveries(id, 'dead'),
+      (d) => d.length === 1,
+    );
     expect(dead!.reason).toContain('410');
     await stack.call(`/v1/reset_instance?instance_id=${id}`);
     await new Promise((r) => setTimeout(r, 500));
@@ -92,7 +109,10 @@ describe('webhook delivery over HTTP', () => {
     const id = await instanceWithWebhook('/dead');
     receiver.script('/dead', { status: 500 }, { status: 500 }, { status: 500 }, { status: 500 });
     await stack.call(`/v1/reset_instance?instance_id=${id}`);
-    const [dead] = await eventually(() => deliveries(id, 'dead'), (d) => d.length === 1);
+    const [dead] = await eventually(
+      () => deliveries(id, 'dead'),
+      (d) => d.length === 1,
+    );
     expect(dead!.attempts).toHaveLength(4);
     expect(dead!.reason).toBe('retries exhausted after 4 attempt(s)');
     const notFailed = await stack.call(`/v1/redeliver_webhooks?instance_id=${id}&delivery_id=evt_1_0`);
@@ -100,7 +120,10 @@ describe('webhook delivery over HTTP', () => {
     const redeliver = await stack.call(`/v1/redeliver_webhooks?instance_id=${id}`);
     expect(redeliver.body).toMatchObject({ success: true, delivery_ids: [dead!.delivery_id] });
     await receiver.waitFor('/dead', 5);
-    const [done] = await eventually(() => deliveries(id), (d) => d[0]?.status === 'delivered');
+    const [done] = await eventually(
+      () => deliveries(id),
+      (d) => d[0]?.status === 'delivered',
+    );
     expect(done!.attempts.map((a) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'delivered']);
     const again = await stack.call(`/v1/redeliver_webhooks?instance_id=${id}&delivery_id=${dead!.delivery_id}`);
     expect([again.status, again.body.code]).toEqual([409, 'delivery_not_failed']);

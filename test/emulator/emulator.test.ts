@@ -39,10 +39,7 @@ class Client {
   }
 
   next<K extends ConnectionEvent['type']>(type: K, after = 0): Promise<Extract<ConnectionEvent, { type: K }>> {
-    return waitFor(
-      () => this.events.slice(after).find((event): event is Extract<ConnectionEvent, { type: K }> => event.type === type),
-      `a ${type} event`,
-    );
+    return waitFor(() => this.events.slice(after).find((event): event is Extract<ConnectionEvent, { type: K }> => event.type === type), `a ${type} event`);
   }
 
   async link(emulator: WaEmulator, number: string): Promise<void> {
@@ -99,10 +96,7 @@ describe('the WhatsApp Web emulator, driven by the real Baileys connector', () =
     await phone.connect();
     const inbound = await phone.next('inbound', seen);
     expect(inbound.message).toMatchObject({ from: '15550004444', pushName: 'Eve', text: 'while you were away' });
-    await waitFor(
-      () => emulator.clientReceipts().find((r) => r.ids.includes(inbound.message.platformMessageId)),
-      'the companion acknowledging the message',
-    );
+    await waitFor(() => emulator.clientReceipts().find((r) => r.ids.includes(inbound.message.platformMessageId)), 'the companion acknowledging the message');
   });
 
   it('refuses a client older than the minimum version with 405, and ends a removed device with 401', async () => {

@@ -136,9 +136,7 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
       return iqResult(request, [{ tag: 'list', attrs: {} }]);
     case 'privacy':
       if (type === 'get') {
-        return iqResult(request, [
-          { tag: 'privacy', attrs: {}, content: PRIVACY.map((name) => ({ tag: 'category', attrs: { name, value: 'all' } })) },
-        ]);
+        return iqResult(request, [{ tag: 'privacy', attrs: {}, content: PRIVACY.map((name) => ({ tag: 'category', attrs: { name, value: 'all' } })) }]);
       }
       return iqResult(request);
     case 'w:m':

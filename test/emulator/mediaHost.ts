@@ -105,7 +105,7 @@ export const startMediaHost = async ({ maxUploadBytes, maxStoredBytes }: MediaHo
     caPem: cert,
     auth,
     find: (directPathOrUrl) => {
-      const path = directPathOrUrl.startsWith('https://') ? new URL(directPathOrUrl).pathname : directPathOrUrl.split('?')[0] ?? '';
+      const path = directPathOrUrl.startsWith('https://') ? new URL(directPathOrUrl).pathname : (directPathOrUrl.split('?')[0] ?? '');
       return blobs.get(path);
     },
     close: () =>

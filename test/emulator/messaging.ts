@@ -31,9 +31,7 @@ const decryptCopy = async (registry: Registry, sender: PairedDevice, recipientJi
   const recipient = decoded.user;
   if (!(enc.content instanceof Uint8Array)) return { recipient, message: undefined, error: 'enc without ciphertext' };
   try {
-    const plaintext = await registry
-      .user(recipient)
-      .decrypt({ user: sender.number, device: sender.deviceId }, enc.attrs.type ?? '', enc.content);
+    const plaintext = await registry.user(recipient).decrypt({ user: sender.number, device: sender.deviceId }, enc.attrs.type ?? '', enc.content);
     const message = proto.Message.decode(unpadRandomMax16(plaintext));
     return { recipient, message: message.deviceSentMessage?.message ?? message, error: undefined };
   } catch (error) {

@@ -1,14 +1,4 @@
-import {
-  Curve,
-  NOISE_MODE,
-  NOISE_WA_HEADER,
-  aesDecryptGCM,
-  aesEncryptGCM,
-  hkdf,
-  proto,
-  sha256,
-  type KeyPair,
-} from '@whiskeysockets/baileys';
+import { Curve, NOISE_MODE, NOISE_WA_HEADER, aesDecryptGCM, aesEncryptGCM, hkdf, proto, sha256, type KeyPair } from '@whiskeysockets/baileys';
 
 /** The post-handshake cipher: AES-256-GCM, iv = 8 zero bytes + a 32-bit counter per direction, no AAD. */
 export interface TransportCipher {

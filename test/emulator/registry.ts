@@ -1,15 +1,7 @@
 import { Curve, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
-import type {
-  ClientReceipt,
-  ConnectionInfo,
-  KickReason,
-  PairedDeviceInfo,
-  ReceiptDelays,
-  ReceivedMessage,
-  WaEmulatorOptions,
-} from './types';
+import type { ClientReceipt, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
 
 /** A live client connection, as the rest of the emulator drives it. */
 export interface DeviceLink {

@@ -20,7 +20,10 @@ export interface TestStack {
   baseUrl: string;
   token(account?: string): string;
   /** GET or POST a /v1 path as `account` (default "acme"); `token: null` sends no credential. */
-  call(path: string, options?: { account?: string; token?: string | null; method?: string; body?: string; headers?: Record<string, string> }): Promise<{ status: number; body: Record<string, unknown> }>;
+  call(
+    path: string,
+    options?: { account?: string; token?: string | null; method?: string; body?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 

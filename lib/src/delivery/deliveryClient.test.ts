@@ -81,7 +81,10 @@ describe('delivery client', () => {
     const before = seen.length;
     try {
       expect(await guarded.deliver(`${base}/ok`, '{}', {})).toMatchObject({ kind: 'retry', error: expect.stringContaining('not allowed') });
-      expect(await guarded.deliver(`http://localhost:${new URL(base).port}/ok`, '{}', {})).toMatchObject({ kind: 'retry', error: expect.stringContaining('EFORBIDDEN') });
+      expect(await guarded.deliver(`http://localhost:${new URL(base).port}/ok`, '{}', {})).toMatchObject({
+        kind: 'retry',
+        error: expect.stringContaining('EFORBIDDEN'),
+      });
     } finally {
       await guarded.close();
     }

@@ -5,7 +5,18 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** Delays before attempts 1..10 (Standard Webhooks-style, about 22 h in total). */
-export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [0, 5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR];
+export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [
+  0,
+  5 * SECOND,
+  30 * SECOND,
+  2 * MINUTE,
+  10 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+];
 
 const MAX_RETRY_AFTER_MS = 24 * HOUR;
 const JITTER = 0.2;
@@ -25,12 +36,7 @@ export const parseSchedule = (text: string): number[] => {
  * The delay before the next attempt after `attemptsMade` attempts (null: the schedule is spent), with ±20 %
  * jitter; a Retry-After is honoured by waiting at least that long (capped at 24 h).
  */
-export const nextDelayMs = (
-  schedule: readonly number[],
-  attemptsMade: number,
-  random: () => number,
-  retryAfterMs?: number,
-): number | null => {
+export const nextDelayMs = (schedule: readonly number[], attemptsMade: number, random: () => number, retryAfterMs?: number): number | null => {
   const base = schedule[attemptsMade];
   if (base === undefined) return null;
   const jittered = Math.round(base * (1 - JITTER + 2 * JITTER * random()));

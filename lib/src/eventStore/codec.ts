@@ -15,15 +15,13 @@ export const encodeCommit = (events: NewEvent[]): string =>
 
 export const decodeCommit = (stream: string, sequence: number, commandId: string, body: string): Commit => {
   const parsed = JSON.parse(body) as { events: StoredEvent[] };
-  const events = parsed.events.map(
-    (e): RecordedEvent => ({
-      type: e.type,
-      schemaVersion: e.v,
-      occurredAt: e.at,
-      data: e.data,
-      stream,
-      sequence,
-    }),
-  );
+  const events = parsed.events.map((e): RecordedEvent => ({
+    type: e.type,
+    schemaVersion: e.v,
+    occurredAt: e.at,
+    data: e.data,
+    stream,
+    sequence,
+  }));
   return { stream, sequence, commandId, events };
 };

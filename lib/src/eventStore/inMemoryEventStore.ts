@@ -68,7 +68,7 @@ export class InMemoryEventStore implements EventStore {
   async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
     const from = Math.max(1, options.fromSequence ?? 1);
     const state: DurableState = options.durableName
-      ? this.durables.get(options.durableName) ?? { next: from, unacked: new Map() }
+      ? (this.durables.get(options.durableName) ?? { next: from, unacked: new Map() })
       : { next: from, unacked: new Map() };
     if (options.durableName) this.durables.set(options.durableName, state);
     const redeliver = [...state.unacked.keys()].sort((a, b) => a - b);

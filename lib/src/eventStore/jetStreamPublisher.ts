@@ -54,13 +54,15 @@ export class JetStreamPublisher {
     h.set('Nats-Msg-Id', options.msgId);
     if (options.expectedLastSubjectSequence !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(options.expectedLastSubjectSequence));
     const msg = await this.inbox.request((reply) => this.nc.publish(subject, data, { reply, headers: h }));
-    if (!msg) throw unavailable('event_store_unavailable', `JetStream did not acknowledge a publish within ${this.inbox.timeoutMs} ms (or the connection closed)`);
+    if (!msg)
+      throw unavailable('event_store_unavailable', `JetStream did not acknowledge a publish within ${this.inbox.timeoutMs} ms (or the connection closed)`);
     // A status reply (503: no stream listens on the subject) has headers and no body.
     if (msg.headers?.hasError) throw new PublishNotTakenError(`${msg.headers.code} ${msg.headers.description}`);
     const body = JSON.parse(msg.string()) as PubAckBody;
     // A leader that cannot take writes right now (an election under way) answers 503: as good as not taken.
     if (body.error?.code === 503) throw new PublishNotTakenError(`503 ${body.error.description ?? ''}`);
-    if (body.error) throw new JetStreamApiError({ code: body.error.code, err_code: body.error.err_code ?? 0, description: body.error.description ?? 'JetStream error' });
+    if (body.error)
+      throw new JetStreamApiError({ code: body.error.code, err_code: body.error.err_code ?? 0, description: body.error.description ?? 'JetStream error' });
     if (!body.stream || typeof body.seq !== 'number') throw new Error('invalid JetStream publish ack');
     return { stream: body.stream, seq: body.seq, duplicate: body.duplicate === true, ...(body.domain ? { domain: body.domain } : {}) };
   }

@@ -23,7 +23,11 @@ describeEventStoreContract('JetStream on a 3-node cluster (R3)', async () => {
 });
 
 const ev = { type: 'A', schemaVersion: 1, occurredAt: '2026-11-23T10:00:00.000Z', data: {} };
-const errorOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => null, (error: unknown) => error);
+const errorOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
 
 describe('JetStream event store on a 3-node cluster', () => {
   let cluster: TestNatsCluster;
@@ -124,7 +128,9 @@ describe('JetStream event store on a 3-node cluster', () => {
     const single = await connectNats({ url: node.url, name: 'single', logger: testLogger(), replicas: 3, timeoutMs: 20_000 });
     const singleStore = await JetStreamEventStore.open(single);
     // A pull that waits for a message that never comes, and appends in flight, all on the node about to die.
-    const waiting = Array.from({ length: 50 }, (_, i) => errorOf(singleStore.append(`DROP${i}.instance`, [ev], { expectedVersion: 0, commandId: `drop-${i}` })));
+    const waiting = Array.from({ length: 50 }, (_, i) =>
+      errorOf(singleStore.append(`DROP${i}.instance`, [ev], { expectedVersion: 0, commandId: `drop-${i}` })),
+    );
     const bucket = await openKvBucket(single, 'cluster_drop_bucket');
     const watched = errorOf(single.whileConnected(() => new Promise(() => undefined)));
     const started = Date.now();

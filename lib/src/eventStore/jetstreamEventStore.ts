@@ -49,10 +49,7 @@ export interface JetStreamEventStoreOptions {
   logger?: Logger;
 }
 
-const CONFLICT_CODES = new Set<number>([
-  JetStreamApiCodes.StreamWrongLastSequence,
-  JetStreamApiCodes.StreamWrongLastSequenceUnknown,
-]);
+const CONFLICT_CODES = new Set<number>([JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown]);
 /** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
 const NOT_TAKEN_RETRY_MS = 100;
 

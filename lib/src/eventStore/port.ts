@@ -103,8 +103,7 @@ export class ExpectedVersionConflictError extends AppError {
   }
 }
 
-export const isVersionConflict = (error: unknown): error is ExpectedVersionConflictError =>
-  error instanceof ExpectedVersionConflictError;
+export const isVersionConflict = (error: unknown): error is ExpectedVersionConflictError => error instanceof ExpectedVersionConflictError;
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 

@@ -55,17 +55,23 @@ describe('StoreSpecification', () => {
 
     it('fails when the answer differs', async () => {
       await expect(
-        given().when(() => open(store, 'b')).then({ commits: [{ stream: 'counter.b', events: [{ type: 'Opened', data: { id: 'b' } }] }], answer: 7 }),
+        given()
+          .when(() => open(store, 'b'))
+          .then({ commits: [{ stream: 'counter.b', events: [{ type: 'Opened', data: { id: 'b' } }] }], answer: 7 }),
       ).rejects.toThrow('the answer differs');
     });
 
     it('compares times only when asked', async () => {
       const commits = [{ stream: 'counter.b', events: [{ type: 'Opened', data: { id: 'b' }, occurredAt: T1 }] }];
-      await given().when(() => open(store, 'b', T2)).then({ commits });
+      await given()
+        .when(() => open(store, 'b', T2))
+        .then({ commits });
       store = new InMemoryEventStore();
-      await expect(StoreSpecification.for(store)().when(() => open(store, 'b', T2)).then({ commits, checkOccurredAt: true })).rejects.toThrow(
-        AssertionError,
-      );
+      await expect(
+        StoreSpecification.for(store)()
+          .when(() => open(store, 'b', T2))
+          .then({ commits, checkOccurredAt: true }),
+      ).rejects.toThrow(AssertionError);
     });
 
     it('reports an unexpected error with the error as its cause', async () => {
@@ -88,19 +94,29 @@ describe('StoreSpecification', () => {
 
     it('fails on another code or kind', async () => {
       const history = { stream: 'counter.b', events: [event('Opened')] };
-      await expect(given(history).when(() => open(store, 'b')).thenThrows({ kind: 'conflict', code: 'other' })).rejects.toThrow(AssertionError);
+      await expect(
+        given(history)
+          .when(() => open(store, 'b'))
+          .thenThrows({ kind: 'conflict', code: 'other' }),
+      ).rejects.toThrow(AssertionError);
       store = new InMemoryEventStore();
       await expect(
-        StoreSpecification.for(store)(history).when(() => open(store, 'b')).thenThrows({ kind: 'not_found', code: 'already_open' }),
+        StoreSpecification.for(store)(history)
+          .when(() => open(store, 'b'))
+          .thenThrows({ kind: 'not_found', code: 'already_open' }),
       ).rejects.toThrow(AssertionError);
     });
 
     it('fails when the action answers, or throws something that is not an AppError', async () => {
-      await expect(given().when(() => open(store, 'b')).thenThrows({ kind: 'conflict', code: 'already_open' })).rejects.toThrow(
-        'expected an error already_open, but the action answered 1',
-      );
       await expect(
-        given().when(() => Promise.reject(new TypeError('boom'))).thenThrows({ kind: 'conflict', code: 'already_open' }),
+        given()
+          .when(() => open(store, 'b'))
+          .thenThrows({ kind: 'conflict', code: 'already_open' }),
+      ).rejects.toThrow('expected an error already_open, but the action answered 1');
+      await expect(
+        given()
+          .when(() => Promise.reject(new TypeError('boom')))
+          .thenThrows({ kind: 'conflict', code: 'already_open' }),
       ).rejects.toThrow('expected an AppError already_open, but the action threw TypeError: boom');
     });
 

@@ -57,7 +57,7 @@ export interface Given {
 /** Reads every commit after `after`: the pattern `>` matches every stream. */
 const commitsAfter = async (store: EventStore, after: number): Promise<Commit[]> => {
   const commits: Commit[] = [];
-  for (let from: number | null = after + 1; from !== null; ) {
+  for (let from: number | null = after + 1; from !== null;) {
     const page = await store.readPattern('>', from, 1_000);
     commits.push(...page.commits);
     from = page.nextSequence;

@@ -38,4 +38,11 @@ export const messageEvent = <E extends MessageEvent>(type: E['type'], occurredAt
   ({ type, schemaVersion: 1, occurredAt, data }) as E;
 
 /** Every message event type (for filters and validation). */
-export const MESSAGE_EVENT_TYPES: readonly MessageEvent['type'][] = ['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead', 'MessageFailed', 'MessageReceived'];
+export const MESSAGE_EVENT_TYPES: readonly MessageEvent['type'][] = [
+  'MessageAccepted',
+  'MessageSent',
+  'MessageDelivered',
+  'MessageRead',
+  'MessageFailed',
+  'MessageReceived',
+];

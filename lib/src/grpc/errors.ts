@@ -55,7 +55,9 @@ export interface ErrorDetail {
 }
 
 export const toErrorDetail = (error: unknown): ErrorDetail =>
-  error instanceof AppError ? { kind: error.kind, code: error.code, message: error.message } : { kind: 'internal', code: 'internal', message: 'Internal error' };
+  error instanceof AppError
+    ? { kind: error.kind, code: error.code, message: error.message }
+    : { kind: 'internal', code: 'internal', message: 'Internal error' };
 
 export const fromErrorDetail = (detail: ErrorDetail): AppError =>
   KINDS.has(detail.kind) ? new AppError(detail.kind as ErrorKind, detail.code, detail.message) : new AppError('internal', 'internal', 'Internal error');

@@ -11,11 +11,9 @@ export const PROTO_DIR = resolve(__dirname, '../../../proto');
 /** Options that match the type generator's flags in `scripts/gen-proto.sh`. */
 const LOADER_OPTIONS = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true } as const;
 
-const load = <T>(file: string): T =>
-  loadPackageDefinition(loadSync(resolve(PROTO_DIR, file), LOADER_OPTIONS)) as unknown as T;
+const load = <T>(file: string): T => loadPackageDefinition(loadSync(resolve(PROTO_DIR, file), LOADER_OPTIONS)) as unknown as T;
 
-export const loadInstancesProto = (): InstancesProto['wagw']['instances']['v1'] =>
-  load<InstancesProto>('instances.proto').wagw.instances.v1;
+export const loadInstancesProto = (): InstancesProto['wagw']['instances']['v1'] => load<InstancesProto>('instances.proto').wagw.instances.v1;
 
 export const loadWebhooksProto = (): WebhooksProto['wagw']['webhooks']['v1'] => load<WebhooksProto>('webhooks.proto').wagw.webhooks.v1;
 

@@ -7,11 +7,7 @@ export interface GrpcServer {
 }
 
 /** Binds one service on `address` (`host:port`; port 0 picks a free one). */
-export const startGrpcServer = (
-  definition: ServiceDefinition,
-  handlers: UntypedServiceImplementation,
-  address: string,
-): Promise<GrpcServer> =>
+export const startGrpcServer = (definition: ServiceDefinition, handlers: UntypedServiceImplementation, address: string): Promise<GrpcServer> =>
   new Promise((resolve, reject) => {
     const server = new Server();
     server.addService(definition, handlers);

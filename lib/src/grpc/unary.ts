@@ -1,12 +1,4 @@
-import type {
-  CallOptions,
-  ClientUnaryCall,
-  handleUnaryCall,
-  requestCallback,
-  sendUnaryData,
-  ServerUnaryCall,
-  ServiceError,
-} from '@grpc/grpc-js';
+import type { CallOptions, ClientUnaryCall, handleUnaryCall, requestCallback, sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
 import type { Logger } from '../log';
 import { AppError } from '../errors';
 import { fromServiceError, toStatus } from './errors';

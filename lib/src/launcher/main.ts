@@ -16,7 +16,10 @@ const logger = createLogger('launcher');
 const waitForReady = async (url: string, timeoutMs: number): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return true;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -92,7 +95,14 @@ const main = async (): Promise<void> => {
     new Supervised(
       'gateway',
       join(ROOT, 'services/gateway/dist/main.js'),
-      { ...common, HOST: host, PORT: String(port), INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}`, WEBHOOKS_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, SESSIONS_ADDRESS: `127.0.0.1:${sessionsGrpcPort}` },
+      {
+        ...common,
+        HOST: host,
+        PORT: String(port),
+        INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}`,
+        WEBHOOKS_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`,
+        SESSIONS_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`,
+      },
       logger,
     ),
   ];

@@ -113,7 +113,9 @@ export class Ownership {
     const held = this.held.get(key);
     if (!held) return;
     this.held.delete(key);
-    await this.store.release(key, held.revision).catch((error: unknown) => this.logger.warn({ err: error, key }, 'releasing a lease failed; it expires by itself'));
+    await this.store
+      .release(key, held.revision)
+      .catch((error: unknown) => this.logger.warn({ err: error, key }, 'releasing a lease failed; it expires by itself'));
   }
 
   /** Called when a held lease is lost: its work must stop now (another replica may have taken it). */

@@ -27,5 +27,4 @@ export const createLogger = (service: string, level = process.env.LOG_LEVEL ?? '
   pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 
 /** Removes credentials from a URL before it is logged. */
-export const redactUrl = (url: string): string =>
-  url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]');
+export const redactUrl = (url: string): string => url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]');

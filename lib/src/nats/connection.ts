@@ -151,9 +151,7 @@ export const connectNats = async ({ url, name, logger, timeoutMs = 5_000, replic
       ensureConnected();
       return new Promise<T>((resolve, reject) => {
         const off = onDisconnect(() => reject(unavailable('event_store_unavailable', 'The connection to NATS dropped while a request was waiting')));
-        operation()
-          .then(resolve, reject)
-          .finally(off);
+        operation().then(resolve, reject).finally(off);
       });
     },
     close: async () => {

@@ -64,27 +64,25 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
       extraArgs: ['-n', names[i]!, '--cluster_name', options.clusterName ?? 'wagw', '--cluster', `nats://${host}:${routePorts[i]!}`, '--routes', routes],
     });
   const servers: (LocalNatsServer | null)[] = await Promise.all(names.map((_, i) => start(i)));
-  const nodes = names.map(
-    (name, i): LocalClusterNode => ({
-      name,
-      url: `nats://${host}:${clientPorts[i]!}`,
-      get running() {
-        return servers[i] !== null;
-      },
-      kill: async () => {
-        await servers[i]?.kill();
-        servers[i] = null;
-      },
-      stop: async () => {
-        await servers[i]?.stop();
-        servers[i] = null;
-      },
-      restart: async () => {
-        await servers[i]?.stop();
-        servers[i] = await start(i);
-      },
-    }),
-  );
+  const nodes = names.map((name, i): LocalClusterNode => ({
+    name,
+    url: `nats://${host}:${clientPorts[i]!}`,
+    get running() {
+      return servers[i] !== null;
+    },
+    kill: async () => {
+      await servers[i]?.kill();
+      servers[i] = null;
+    },
+    stop: async () => {
+      await servers[i]?.stop();
+      servers[i] = null;
+    },
+    restart: async () => {
+      await servers[i]?.stop();
+      servers[i] = await start(i);
+    },
+  }));
   return {
     url: nodes.map((n) => n.url).join(','),
     nodes,

@@ -109,8 +109,7 @@ export const natsServerBinary = (env: NodeJS.ProcessEnv = process.env): string =
 };
 
 /** True when a nats-server binary can be run. */
-export const natsServerAvailable = (binary = natsServerBinary()): boolean =>
-  spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
+export const natsServerAvailable = (binary = natsServerBinary()): boolean => spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** The version a nats-server binary reports (`2.12.15`), or null when it cannot be run. */
 export const natsServerVersion = (binary = natsServerBinary()): string | null => {

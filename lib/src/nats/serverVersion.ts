@@ -38,6 +38,8 @@ export const assertSupportedServer = (version: string | undefined, replicas = 1,
     );
   }
   if (!cluster) {
-    throw new Error(`NATS_REPLICAS=${replicas} needs a NATS cluster of at least ${replicas} JetStream servers, but the server is not clustered; use NATS_REPLICAS=1`);
+    throw new Error(
+      `NATS_REPLICAS=${replicas} needs a NATS cluster of at least ${replicas} JetStream servers, but the server is not clustered; use NATS_REPLICAS=1`,
+    );
   }
 };

@@ -11,7 +11,5 @@ export const registerOpsRoutes = (app: FastifyInstance, readiness: ReadinessChec
     const result = await readiness().catch((error: unknown) => ({ ready: false, reason: String(error) }));
     return reply.code(result.ready ? 200 : 503).send(result.ready ? { status: 'ready' } : { status: 'not_ready', reason: result.reason });
   });
-  app.get('/metrics', async (_request, reply) =>
-    reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
-  );
+  app.get('/metrics', async (_request, reply) => reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()));
 };

@@ -32,7 +32,12 @@ export class KvWebhookSecretStore implements WebhookSecretStore {
     const existing = await this.get(instanceId);
     if (existing) return existing;
     const secret = newWebhookSecret();
-    const created = await withNats(this.nats, () => this.kv.create(instanceId, secret).then(() => true, () => false));
+    const created = await withNats(this.nats, () =>
+      this.kv.create(instanceId, secret).then(
+        () => true,
+        () => false,
+      ),
+    );
     if (created) return secret;
     const winner = await this.get(instanceId);
     if (!winner) throw new Error(`webhook secret for ${instanceId} could neither be created nor read`);

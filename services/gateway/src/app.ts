@@ -37,7 +37,15 @@ Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, cod
 429 (rate limited) or 503 (a dependency is down).`;
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
-export const buildGateway = async ({ instances, webhooks, sessions, sandbox, verifyToken, logger, bodyLimit = 64 * 1024 }: GatewayDeps): Promise<FastifyInstance> => {
+export const buildGateway = async ({
+  instances,
+  webhooks,
+  sessions,
+  sandbox,
+  verifyToken,
+  logger,
+  bodyLimit = 64 * 1024,
+}: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
     loggerInstance,

@@ -20,17 +20,17 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
   const proto = loadInstancesProto();
   const client = new proto.Instances(address, credentials.createInsecure(), balancedChannelOptions);
   return {
-    create: (account: string, commandId: string) => callUnary<CreateInstanceRequest, InstanceMessage>(client.Create.bind(client), { account, commandId }, timeoutMs),
-    get: (account: string, instanceId: string, at = '') => callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId, at }, timeoutMs),
+    create: (account: string, commandId: string) =>
+      callUnary<CreateInstanceRequest, InstanceMessage>(client.Create.bind(client), { account, commandId }, timeoutMs),
+    get: (account: string, instanceId: string, at = '') =>
+      callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId, at }, timeoutMs),
     list: (account: string) => callUnary<ListInstancesRequest, InstanceListMessage>(client.List.bind(client), { account }, timeoutMs),
-    setWebhook: (request: SetWebhookRequest) =>
-      callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),
+    setWebhook: (request: SetWebhookRequest) => callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),
     reset: (account: string, instanceId: string, commandId: string) =>
       callUnary<ResetInstanceRequest, InstanceMessage>(client.Reset.bind(client), { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => callUnary<HistoryRequest, HistoryMessage>(client.History.bind(client), request, timeoutMs),
     /** Resolves true when a connection to the service can be made within `ms`. */
-    ready: (ms: number) =>
-      new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => client.close(),
   };
 };

@@ -1,9 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { INSTANCE_ID_PATTERN, INSTANCE_STATES, MAX_WEBHOOK_URL_LENGTH } from '@wagw/lib';
 
-export const AccessToken = Type.Optional(
-  Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }),
-);
+export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
 export const InstanceId = Type.String({
   pattern: INSTANCE_ID_PATTERN,
@@ -51,7 +49,6 @@ export const WebhookUrl = Type.String({
 });
 
 /** Every error status a route may answer, with the shared error body. */
-export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> =>
-  Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 
 export const COMMON_ERRORS = [400, 401, 413, 503] as const;

@@ -24,11 +24,15 @@ describe('SendStreamClient', () => {
   let client: SendStreamClient;
   beforeEach(() => {
     calls = [];
-    client = new SendStreamClient(() => {
-      const call = new FakeCall();
-      calls.push(call);
-      return call as unknown as ClientDuplexStream<SendBatch, SendResultsMessage>;
-    }, 200, 1);
+    client = new SendStreamClient(
+      () => {
+        const call = new FakeCall();
+        calls.push(call);
+        return call as unknown as ClientDuplexStream<SendBatch, SendResultsMessage>;
+      },
+      200,
+      1,
+    );
   });
   afterEach(() => client.close());
 

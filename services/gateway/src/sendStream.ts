@@ -64,7 +64,8 @@ export class SendStreamClient {
         else pending.resolve(result.messageId);
       }
     });
-    const broken = (): void => this.fail(index, lane, unavailable('sessions_unavailable', 'The sessions service is unreachable; retry with the same Idempotency-Key'));
+    const broken = (): void =>
+      this.fail(index, lane, unavailable('sessions_unavailable', 'The sessions service is unreachable; retry with the same Idempotency-Key'));
     call.on('error', broken);
     call.on('end', broken);
     return lane;

@@ -25,8 +25,7 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),
     send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
     sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),
-    sandboxInbound: (request: SandboxInboundRequest) =>
-      callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
+    sandboxInbound: (request: SandboxInboundRequest) => callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {
       sends.close();

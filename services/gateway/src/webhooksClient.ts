@@ -14,10 +14,8 @@ export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
   const proto = loadWebhooksProto();
   const client = new proto.Webhooks(address, credentials.createInsecure(), balancedChannelOptions);
   return {
-    list: (request: ListDeliveriesRequest) =>
-      callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
-    redeliver: (request: RedeliverRequest) =>
-      callUnary<RedeliverRequest, RedeliverMessage>(client.Redeliver.bind(client), request, timeoutMs),
+    list: (request: ListDeliveriesRequest) => callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
+    redeliver: (request: RedeliverRequest) => callUnary<RedeliverRequest, RedeliverMessage>(client.Redeliver.bind(client), request, timeoutMs),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => client.close(),
   };

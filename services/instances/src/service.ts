@@ -21,10 +21,7 @@ export interface RunningInstancesService {
 }
 
 /** Starts the instances service: NATS, event store, secrets, read model, gRPC server and ops endpoints. */
-export const startInstancesService = async (
-  config: InstancesConfig,
-  logger: Logger = createLogger('instances'),
-): Promise<RunningInstancesService> => {
+export const startInstancesService = async (config: InstancesConfig, logger: Logger = createLogger('instances')): Promise<RunningInstancesService> => {
   enableDefaultMetrics('instances');
   const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
     const nats = await connectNats({ url: config.natsUrl, name: 'instances', logger, replicas: config.natsReplicas });

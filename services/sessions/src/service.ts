@@ -51,7 +51,11 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     const registry = new InstanceRegistry(events, logger);
     registry.start();
     await registry.catchUp(10_000);
-    const ownership = new Ownership(await LeaseStore.open(nats, BUCKETS.sessionLeases), { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs }, logger);
+    const ownership = new Ownership(
+      await LeaseStore.open(nats, BUCKETS.sessionLeases),
+      { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs },
+      logger,
+    );
     await ownership.start();
     const sessions = new SessionManager(connector, events, registry, ownership, logger);
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });

@@ -41,10 +41,7 @@ export interface RunningWebhooksService {
 }
 
 /** Starts the webhooks service: router and deliverer (competing consumers), delivery records, gRPC and ops. */
-export const startWebhooksService = async (
-  config: WebhooksConfig,
-  logger: Logger = createLogger('webhooks'),
-): Promise<RunningWebhooksService> => {
+export const startWebhooksService = async (config: WebhooksConfig, logger: Logger = createLogger('webhooks')): Promise<RunningWebhooksService> => {
   enableDefaultMetrics('webhooks');
   const schedule = config.retrySchedule ? parseSchedule(config.retrySchedule) : DEFAULT_RETRY_SCHEDULE;
   const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
@@ -96,7 +93,11 @@ export const startWebhooksService = async (
       gaugeFrom('webhook_replicas', 'Webhooks replicas alive, as this one sees them', () => membership.aliveCount()),
     ];
 
-    const grpc = await startGrpcServer(loadWebhooksProto().Webhooks.service, webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger), config.grpcAddress);
+    const grpc = await startGrpcServer(
+      loadWebhooksProto().Webhooks.service,
+      webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger),
+      config.grpcAddress,
+    );
     startup.started(async () => {
       if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
       if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };

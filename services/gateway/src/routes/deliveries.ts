@@ -77,7 +77,8 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
       schema: {
         tags,
         summary: 'Redeliver one failed (dead-lettered) delivery, or all of them',
-        description: 'With delivery_id: that delivery (409 unless it is dead). Without: every dead delivery of the instance. Each starts the retry schedule again.',
+        description:
+          'With delivery_id: that delivery (409 unless it is dead). Without: every dead delivery of the instance. Each starts the retry schedule again.',
         querystring: Type.Object({ instance_id: InstanceId, delivery_id: Type.Optional(DeliveryId), access_token: AccessToken }),
         response: { 200: envelope({ success: Type.Boolean(), delivery_ids: Type.Array(Type.String()) }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
       },

@@ -11,7 +11,13 @@ const Filters = {
   message_id: Type.Optional(Type.String({ maxLength: 128, description: "One message's whole life" })),
 };
 const Cursor = Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_cursor of the previous page; 0 = the start' }));
-const HistoryQuery = Type.Object({ instance_id: InstanceId, cursor: Cursor, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })), ...Filters, access_token: AccessToken });
+const HistoryQuery = Type.Object({
+  instance_id: InstanceId,
+  cursor: Cursor,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  ...Filters,
+  access_token: AccessToken,
+});
 const ExportQuery = Type.Object({ instance_id: InstanceId, cursor: Cursor, ...Filters, access_token: AccessToken });
 
 const HistoryEvent = Type.Object({
@@ -54,7 +60,10 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         description:
           'Every event of the instance and of its messages, oldest first, optionally filtered. Pass next_cursor back as cursor (with the same filters) for the next page; null means the end. A page holds whole commits and at most limit events (one commit larger than limit is returned whole); with filters it may hold fewer, even none, with a next_cursor to go on.',
         querystring: HistoryQuery,
-        response: { 200: envelope({ instance_id: InstanceId, events: Type.Array(HistoryEvent), next_cursor: Type.Union([Type.Integer(), Type.Null()]) }), ...errorResponses(...COMMON_ERRORS, 404) },
+        response: {
+          200: envelope({ instance_id: InstanceId, events: Type.Array(HistoryEvent), next_cursor: Type.Union([Type.Integer(), Type.Null()]) }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
       },
     },
     async (request) => {
@@ -74,7 +83,10 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           'Streams the history (same filters as /history) as application/x-ndjson: one event per line, oldest first, then a last line `{"next_cursor": ...}` (null: the end was reached). If the export breaks off (the service became unavailable), the last line is `{"error", "code", "next_cursor"}`: resume with cursor=next_cursor. Constant memory: read and written a page at a time.',
         querystring: ExportQuery,
         // A stream is sent as it is (no serializer); the schema documents it in the OpenAPI document.
-        response: { 200: Type.Unknown({ description: 'application/x-ndjson: one event per line, then the cursor line' }), ...errorResponses(...COMMON_ERRORS, 404) },
+        response: {
+          200: Type.Unknown({ description: 'application/x-ndjson: one event per line, then the cursor line' }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
       },
     },
     async (request, reply) => {

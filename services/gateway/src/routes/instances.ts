@@ -52,7 +52,7 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
         tags,
         summary: "An instance's state and details, now or at a past moment",
         description:
-          'With `at` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today\'s status (state, webhook settings, linked number). An instance created later answers 404.',
+          "With `at` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today's status (state, webhook settings, linked number). An instance created later answers 404.",
         querystring: Type.Object({
           instance_id: InstanceId,
           at: Type.Optional(Type.String({ maxLength: 64, description: 'A past moment, ISO 8601', examples: ['2026-11-23T10:00:00Z'] })),

@@ -39,7 +39,9 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsClien
   app.post('/send', { schema: { tags, summary: 'Send a text or media message', description, body: SendFields, response: SendResponse } }, async (request) =>
     send(request.account, request.body, request.headers),
   );
-  app.get('/send', { schema: { tags, summary: 'Send a text or media message (query form)', description, querystring: SendFields, response: SendResponse } }, async (request) =>
-    send(request.account, request.query, request.headers),
+  app.get(
+    '/send',
+    { schema: { tags, summary: 'Send a text or media message (query form)', description, querystring: SendFields, response: SendResponse } },
+    async (request) => send(request.account, request.query, request.headers),
   );
 };

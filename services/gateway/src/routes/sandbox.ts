@@ -47,7 +47,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     },
     async (request) => {
       const instance = await instances.get(request.account, request.query.instance_id);
-      await sessions.sandboxInbound({ instanceId: instance.instanceId, from: request.query.from, text: request.query.text, pushName: request.query.push_name ?? '' });
+      await sessions.sandboxInbound({
+        instanceId: instance.instanceId,
+        from: request.query.from,
+        text: request.query.text,
+        pushName: request.query.push_name ?? '',
+      });
       return { status: 200, message: 'Delivered to the instance', success: true };
     },
   );

@@ -31,7 +31,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCli
       const instance = await instances.get(request.account, request.query.instance_id);
       if (instance.state === 'connected') throw conflict('already_connected', 'The instance is connected; no QR code is needed');
       const { qr } = await sessions.getQr({ instanceId: instance.instanceId, waitMs: 0 });
-      return { status: 200, message: 'Scan this QR code with the phone', qrcode: await QRCode.toDataURL(qr, { errorCorrectionLevel: 'L', margin: 2, width: 264 }) };
+      return {
+        status: 200,
+        message: 'Scan this QR code with the phone',
+        qrcode: await QRCode.toDataURL(qr, { errorCorrectionLevel: 'L', margin: 2, width: 264 }),
+      };
     },
   );
 

@@ -68,7 +68,8 @@ export const readHistory = async (store: EventStore, filters: ParsedFilters, cur
   const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
   if (cursor > 0) {
     const [at] = (await store.readPattern(filters.pattern, cursor, 1)).commits;
-    if (at?.sequence !== cursor) throw invalidArgument('invalid_cursor', 'cursor is not a position in this history (another instance or filter, or past its end)');
+    if (at?.sequence !== cursor)
+      throw invalidArgument('invalid_cursor', 'cursor is not a position in this history (another instance or filter, or past its end)');
   }
   const matches = (event: RecordedEvent): boolean => {
     const time = Date.parse(event.occurredAt);
@@ -89,7 +90,13 @@ export const readHistory = async (store: EventStore, filters: ParsedFilters, cur
 };
 
 /** Takes whole commits into `events`; answers where the page ends (a sequence, or null at `until`), or undefined to read on. */
-const takeCommits = (commits: Commit[], filters: ParsedFilters, matches: (e: RecordedEvent) => boolean, events: RecordedEvent[], pageSize: number): number | null | undefined => {
+const takeCommits = (
+  commits: Commit[],
+  filters: ParsedFilters,
+  matches: (e: RecordedEvent) => boolean,
+  events: RecordedEvent[],
+  pageSize: number,
+): number | null | undefined => {
   for (const commit of commits) {
     if (filters.until !== null && commit.events.some((e) => Date.parse(e.occurredAt) > filters.until!)) return null;
     const matching = commit.events.filter(matches);

@@ -70,7 +70,17 @@ describe('InstancesService (application, in-memory store)', () => {
         .then({
           commits: [instance(ID, created())],
           answer: {
-            instance: { exists: true, instanceId: ID, account: 'acme', createdAt: NOW, lifecycle: 'created', since: NOW, webhook: null, linkedNumber: null, lastDisconnectReason: null },
+            instance: {
+              exists: true,
+              instanceId: ID,
+              account: 'acme',
+              createdAt: NOW,
+              lifecycle: 'created',
+              since: NOW,
+              webhook: null,
+              linkedNumber: null,
+              lastDisconnectReason: null,
+            },
             version: 1,
           },
         });
@@ -97,7 +107,9 @@ describe('InstancesService (application, in-memory store)', () => {
     });
 
     it('refuses a create without a command id', async () => {
-      await given().when(() => service.create('acme', '')).thenThrows({ kind: 'invalid_argument', code: 'invalid_command_id' });
+      await given()
+        .when(() => service.create('acme', ''))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_command_id' });
     });
   });
 
@@ -152,7 +164,10 @@ describe('InstancesService (application, in-memory store)', () => {
       )
         .when(() => service.reset('acme', ID, 'reset-1'))
         .then({ commits: [instance(ID, instanceEvent('InstanceReset', NOW, {}))] });
-      expect(answer).toMatchObject({ instance: { lifecycle: 'created', linkedNumber: null, webhook: { url: 'https://hooks.example/a', enabled: true } }, version: 3 });
+      expect(answer).toMatchObject({
+        instance: { lifecycle: 'created', linkedNumber: null, webhook: { url: 'https://hooks.example/a', enabled: true } },
+        version: 3,
+      });
     });
 
     it('appends one reset for a retried reset command', async () => {
@@ -168,7 +183,9 @@ describe('InstancesService (application, in-memory store)', () => {
     });
 
     it('refuses an id that is not an instance id', async () => {
-      await given().when(() => service.reset('acme', 'not-an-id', 'reset-1')).thenThrows({ kind: 'invalid_argument', code: 'invalid_instance_id' });
+      await given()
+        .when(() => service.reset('acme', 'not-an-id', 'reset-1'))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_instance_id' });
     });
   });
 
@@ -183,7 +200,7 @@ describe('InstancesService (application, in-memory store)', () => {
     /** Follows the cursor the way a client does, to the end; the cursor's values are the service's business. */
     const allPages = async (limit: number) => {
       const pages = [];
-      for (let cursor: number | null = 1; cursor !== null && pages.length < 10; ) {
+      for (let cursor: number | null = 1; cursor !== null && pages.length < 10;) {
         const page = await service.history('acme', ID, cursor, limit);
         pages.push(page);
         cursor = page.nextSequence;
@@ -192,7 +209,9 @@ describe('InstancesService (application, in-memory store)', () => {
     };
 
     it("pages through the instance's own stream and its messages', oldest first, skipping other instances", async () => {
-      const { answer: pages } = await given(...history).when(() => allPages(2)).then({ commits: [] });
+      const { answer: pages } = await given(...history)
+        .when(() => allPages(2))
+        .then({ commits: [] });
       expect(pages.flatMap((p) => p.events.map((e) => [e.sequence, e.stream, e.type]))).toEqual([
         [1, instanceStream(ID), 'InstanceCreated'],
         [3, messageStream(ID, 'm1'), 'MessageSent'],
@@ -203,18 +222,26 @@ describe('InstancesService (application, in-memory store)', () => {
     });
 
     it('reads at least one commit a page when asked for none', async () => {
-      const { answer: pages } = await given(...history).when(() => allPages(0)).then({ commits: [] });
+      const { answer: pages } = await given(...history)
+        .when(() => allPages(0))
+        .then({ commits: [] });
       expect(pages.map((p) => p.events.map((e) => e.sequence))).toEqual([[1], [3], [4], [5]]);
     });
 
     it("answers 404 for another account's instance", async () => {
-      await given(...history).when(() => service.history('other', ID, 1, 10)).thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+      await given(...history)
+        .when(() => service.history('other', ID, 1, 10))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
     });
   });
 
   describe('list', () => {
     it("lists the account's instances from the read model, oldest first", async () => {
-      const { answer } = await given(instance(OTHER_ID, created(OTHER_ID)), instance(ID, created()), instance(instanceIdFor('other', 'x'), created(instanceIdFor('other', 'x'), 'other')))
+      const { answer } = await given(
+        instance(OTHER_ID, created(OTHER_ID)),
+        instance(ID, created()),
+        instance(instanceIdFor('other', 'x'), created(instanceIdFor('other', 'x'), 'other')),
+      )
         .when(() => service.list('acme'))
         .then({ commits: [] });
       // Same creation time: the id breaks the tie.

@@ -67,13 +67,7 @@ export class InstancesService {
     return this.deps.directory.list(account, LIST_CATCH_UP_MS);
   }
 
-  async setWebhook(
-    account: string,
-    instanceId: string,
-    url: string,
-    enabled: boolean,
-    commandId: string,
-  ): Promise<InstanceView & { signingSecret: string }> {
+  async setWebhook(account: string, instanceId: string, url: string, enabled: boolean, commandId: string): Promise<InstanceView & { signingSecret: string }> {
     assertInstanceId(instanceId);
     assertWebhookUrl(url);
     await this.deps.checkWebhookUrl(url);

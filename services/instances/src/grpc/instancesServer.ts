@@ -1,10 +1,4 @@
-import {
-  unaryHandler,
-  type HistoryEventInput,
-  type InstanceInput,
-  type InstancesHandlers,
-  type Logger,
-} from '@wagw/lib';
+import { unaryHandler, type HistoryEventInput, type InstanceInput, type InstancesHandlers, type Logger } from '@wagw/lib';
 import type { ExistingInstance } from '../instance';
 import type { InstancesService } from '../application';
 
@@ -42,20 +36,22 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
     return toInstanceMessage(view.instance, view.version);
   }),
   History: unaryHandler(logger, 'History', async (r) => {
-    const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, { types: r.types, since: r.since, until: r.until, messageId: r.messageId });
+    const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, {
+      types: r.types,
+      since: r.since,
+      until: r.until,
+      messageId: r.messageId,
+    });
     return {
-      events: page.events.map(
-        (e): HistoryEventInput => ({
-          sequence: e.sequence,
-          subject: e.stream,
-          type: e.type,
-          schemaVersion: e.schemaVersion,
-          occurredAt: e.occurredAt,
-          dataJson: JSON.stringify(e.data),
-        }),
-      ),
+      events: page.events.map((e): HistoryEventInput => ({
+        sequence: e.sequence,
+        subject: e.stream,
+        type: e.type,
+        schemaVersion: e.schemaVersion,
+        occurredAt: e.occurredAt,
+        dataJson: JSON.stringify(e.data),
+      })),
       nextSequence: page.nextSequence ?? 0,
     };
   }),
 });
-

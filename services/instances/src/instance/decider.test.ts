@@ -3,7 +3,6 @@ import type { InstanceCommand } from './commands';
 import { decide, evolve } from './decider';
 import { initialState, type InstanceState } from './state';
 
-
 const NOW = '2026-11-22T10:00:00.000Z';
 const LATER = '2026-11-22T11:00:00.000Z';
 const ID = '0123456789ABCDEF0123';
@@ -33,9 +32,7 @@ const created = instanceEvent('InstanceCreated', NOW, { instance_id: ID, account
 describe('Instance aggregate', () => {
   describe('create', () => {
     it('creates a new instance for the account', () => {
-      given()
-        .when({ type: 'CreateInstance', instanceId: ID, account: 'acme', now: NOW })
-        .then([created]);
+      given().when({ type: 'CreateInstance', instanceId: ID, account: 'acme', now: NOW }).then([created]);
     });
     it('is a no-op when the same account creates the same instance again (a retried command)', () => {
       given(created).when({ type: 'CreateInstance', instanceId: ID, account: 'acme', now: LATER }).then([]);
@@ -72,20 +69,18 @@ describe('Instance aggregate', () => {
         .then([instanceEvent('WebhookConfigured', LATER, { url: 'https://h.example', enabled: true })]);
     });
     it("answers not found for another account's instance", () => {
-      given(created)
-        .when({ type: 'ConfigureWebhook', account: 'other', url: 'https://h.example', enabled: true, now: LATER })
-        .thenThrows('instance_not_found');
+      given(created).when({ type: 'ConfigureWebhook', account: 'other', url: 'https://h.example', enabled: true, now: LATER }).thenThrows('instance_not_found');
     });
     it('answers not found for an instance that does not exist', () => {
-      given()
-        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, now: LATER })
-        .thenThrows('instance_not_found');
+      given().when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, now: LATER }).thenThrows('instance_not_found');
     });
   });
 
   describe('reset', () => {
     it('records a reset for the owner', () => {
-      given(created).when({ type: 'ResetInstance', account: 'acme', now: LATER }).then([instanceEvent('InstanceReset', LATER, {})]);
+      given(created)
+        .when({ type: 'ResetInstance', account: 'acme', now: LATER })
+        .then([instanceEvent('InstanceReset', LATER, {})]);
     });
     it("answers not found for another account's instance", () => {
       given(created).when({ type: 'ResetInstance', account: 'other', now: LATER }).thenThrows('instance_not_found');

@@ -1,12 +1,4 @@
-import {
-  asCurrentEvent,
-  conflict,
-  instanceEvent,
-  notFound,
-  type Decider,
-  type InstanceEvent,
-  type RecordedEvent,
-} from '@wagw/lib';
+import { asCurrentEvent, conflict, instanceEvent, notFound, type Decider, type InstanceEvent, type RecordedEvent } from '@wagw/lib';
 import type { InstanceCommand } from './commands';
 import { initialState, type ExistingInstance, type InstanceState, type Lifecycle } from './state';
 
@@ -26,9 +18,7 @@ export const decide = (command: InstanceCommand, state: InstanceState): Instance
         if (state.account === command.account) return [];
         throw conflict('instance_exists', 'An instance with this id already exists');
       }
-      return [
-        instanceEvent('InstanceCreated', command.now, { instance_id: command.instanceId, account: command.account }),
-      ];
+      return [instanceEvent('InstanceCreated', command.now, { instance_id: command.instanceId, account: command.account })];
     case 'ConfigureWebhook': {
       const instance = ownedBy(state, command.account);
       if (instance.webhook?.url === command.url && instance.webhook.enabled === command.enabled) return [];

@@ -158,7 +158,9 @@ describe('MessagesService.accept (application, in-memory store)', () => {
     });
 
     it("answers 404 for another account's instance and for an unknown one", async () => {
-      await given(instance(created, linked)).when(() => settled(send({ account: 'other' }))).thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+      await given(instance(created, linked))
+        .when(() => settled(send({ account: 'other' })))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
       await given()
         .when(() => settled(send({ instanceId: instanceIdFor('acme', 'never') })))
         .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
@@ -179,7 +181,9 @@ describe('MessagesService.accept (application, in-memory store)', () => {
       ['an id that is not an instance id', { instanceId: 'nope' }, 'invalid_instance_id'],
     ];
     it.each(cases)('refuses %s', async (_name, changes, code) => {
-      await given(instance(created, linked)).when(() => service.accept(send(changes))).thenThrows({ kind: 'invalid_argument', code });
+      await given(instance(created, linked))
+        .when(() => service.accept(send(changes)))
+        .thenThrows({ kind: 'invalid_argument', code });
     });
   });
 });

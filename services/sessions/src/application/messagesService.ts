@@ -24,7 +24,6 @@ export interface SendCommand {
   idempotencyKey: string;
 }
 
-
 /** Message ids are stream tokens; a repeated idempotency key names the same message. */
 const messageIdFor = (instanceId: string, key: string): string =>
   key ? `m_${createHash('sha256').update(`${instanceId}\u0000${key}`).digest('hex').slice(0, 24)}` : `m_${randomUUID().replace(/-/g, '')}`;

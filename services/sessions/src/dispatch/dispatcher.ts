@@ -19,7 +19,6 @@ import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 /** Where a send goes out: here, or on the replica holding the instance's lease (see OwnerRouter). */
 export type SendRoute = (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<'done' | 'retry'>;
 
-
 export interface DispatchOptions {
   /** Least time between two sends of one instance (0 = no pacing). */
   pacingMs: number;
@@ -142,10 +141,14 @@ export class Dispatcher {
 
   private async fail(instanceId: string, accepted: MessageAccepted, reason: string): Promise<'done'> {
     const { message_id: messageId, to } = accepted.data;
-    await this.events.append(messageStream(instanceId, messageId), [messageEvent('MessageFailed', new Date().toISOString(), { message_id: messageId, to, reason })], {
-      expectedVersion: 'any',
-      commandId: `failed-${messageId}`,
-    });
+    await this.events.append(
+      messageStream(instanceId, messageId),
+      [messageEvent('MessageFailed', new Date().toISOString(), { message_id: messageId, to, reason })],
+      {
+        expectedVersion: 'any',
+        commandId: `failed-${messageId}`,
+      },
+    );
     return 'done';
   }
 }

@@ -1,14 +1,4 @@
-import {
-  AppError,
-  isAppError,
-  LogThrottle,
-  SUBJECTS,
-  unavailable,
-  type Logger,
-  type MessageAccepted,
-  type NatsHandle,
-  type Ownership,
-} from '@wagw/lib';
+import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
@@ -27,7 +17,6 @@ type Reply = { ok: true; value: unknown } | { ok: false; kind: AppError['kind'];
 /** Operations that may take a free instance (start its connection here); the others only reach a live owner. */
 const TAKES_FREE: ReadonlySet<keyof OwnerOps> = new Set(['getQr', 'reconnect']);
 const ATTEMPTS = 5;
-
 
 /**
  * Runs each instance operation where the instance's connection lives: here when this replica holds the lease
@@ -71,7 +60,9 @@ export class OwnerRouter implements OwnerOps {
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
     if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('retry');
     return (this.route({ op: 'dispatch', instanceId, args: [instanceId, accepted, sequence] }) as Promise<'done' | 'retry'>).catch((error: unknown) => {
-      this.throttle.maybe('dispatch', (heldBack) => this.logger.warn({ err: error, instanceId, heldBack }, 'the owner could not take a send; it will be offered again'));
+      this.throttle.maybe('dispatch', (heldBack) =>
+        this.logger.warn({ err: error, instanceId, heldBack }, 'the owner could not take a send; it will be offered again'),
+      );
       return 'retry' as const;
     });
   }

@@ -1,12 +1,4 @@
-import {
-  ALL_INSTANCES_PATTERN,
-  instanceIdOf,
-  instanceStream,
-  Projection,
-  type Commit,
-  type EventStore,
-  type Logger,
-} from '@wagw/lib';
+import { ALL_INSTANCES_PATTERN, instanceIdOf, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the sessions side needs to know of an instance from its events. */
 export interface InstanceFacts {
@@ -83,7 +75,11 @@ export class InstanceRegistry {
           break;
         case 'InstanceLoggedOut':
         case 'InstanceFailed':
-          this.facts.set(id, { ...current, linkedNumber: event.type === 'InstanceLoggedOut' ? null : current.linkedNumber, blockedReason: String(event.data.reason) });
+          this.facts.set(id, {
+            ...current,
+            linkedNumber: event.type === 'InstanceLoggedOut' ? null : current.linkedNumber,
+            blockedReason: String(event.data.reason),
+          });
           break;
         case 'InstanceReset':
           this.facts.set(id, { ...current, linkedNumber: null, blockedReason: null, resetSequence: commit.sequence });

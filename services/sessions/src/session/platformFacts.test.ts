@@ -16,13 +16,22 @@ describe('platform facts (what a connection event means for the history)', () =>
     expect(lifecycleEvents({ type: 'connected', number: '4915112345678' }, fresh)[0]?.data).toEqual({ number: '4915112345678' });
     expect(types(lifecycleEvents({ type: 'connected', number: '4915112345678' }, { ...fresh, linkedNumber: '4915112345678' }))).toEqual(['InstanceConnected']);
     // Another phone scanned: the instance is linked anew.
-    expect(types(lifecycleEvents({ type: 'connected', number: '4915199999999' }, { ...fresh, linkedNumber: '4915112345678' }))).toEqual(['InstanceLinked', 'InstanceConnected']);
+    expect(types(lifecycleEvents({ type: 'connected', number: '4915199999999' }, { ...fresh, linkedNumber: '4915112345678' }))).toEqual([
+      'InstanceLinked',
+      'InstanceConnected',
+    ]);
   });
 
   it('turns an expired QR into QrExpired, and other ends into their events with the reason', () => {
     expect(types(lifecycleEvents({ type: 'disconnected', reason: 'qr_expired' }, fresh))).toEqual(['InstanceQrExpired']);
-    expect(lifecycleEvents({ type: 'disconnected', reason: 'connection_lost' }, fresh)[0]).toMatchObject({ type: 'InstanceDisconnected', data: { reason: 'connection_lost' } });
-    expect(lifecycleEvents({ type: 'logged_out', reason: 'logged_out_on_phone' }, fresh)[0]).toMatchObject({ type: 'InstanceLoggedOut', data: { reason: 'logged_out_on_phone' } });
+    expect(lifecycleEvents({ type: 'disconnected', reason: 'connection_lost' }, fresh)[0]).toMatchObject({
+      type: 'InstanceDisconnected',
+      data: { reason: 'connection_lost' },
+    });
+    expect(lifecycleEvents({ type: 'logged_out', reason: 'logged_out_on_phone' }, fresh)[0]).toMatchObject({
+      type: 'InstanceLoggedOut',
+      data: { reason: 'logged_out_on_phone' },
+    });
     expect(lifecycleEvents({ type: 'failed', reason: 'forbidden' }, fresh)[0]).toMatchObject({ type: 'InstanceFailed', data: { reason: 'forbidden' } });
   });
 
@@ -34,7 +43,10 @@ describe('platform facts (what a connection event means for the history)', () =>
 
   it('records a receipt with its recipient under a command id that makes a repeat a no-op', () => {
     const sent = receiptEvent({ type: 'receipt', messageId: 'm1', status: 'delivered' }, '4915199999999', now);
-    expect(sent).toEqual({ commandId: 'receipt-m1-delivered', event: { type: 'MessageDelivered', schemaVersion: 1, occurredAt: now, data: { message_id: 'm1', to: '4915199999999' } } });
+    expect(sent).toEqual({
+      commandId: 'receipt-m1-delivered',
+      event: { type: 'MessageDelivered', schemaVersion: 1, occurredAt: now, data: { message_id: 'm1', to: '4915199999999' } },
+    });
     const failed = receiptEvent({ type: 'receipt', messageId: 'm2', status: 'failed', reason: 'recipient_not_on_platform' }, '000123', now);
     expect(failed.event).toMatchObject({ type: 'MessageFailed', data: { message_id: 'm2', to: '000123', reason: 'recipient_not_on_platform' } });
     expect(receiptEvent({ type: 'receipt', messageId: 'm3', status: 'failed' }, 'x', now).event.data).toMatchObject({ reason: 'failed' });

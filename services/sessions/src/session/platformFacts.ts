@@ -38,7 +38,9 @@ export const lifecycleEvents = (event: ConnectionEvent, context: FactContext): I
         instanceEvent('InstanceConnected', now, {}),
       ];
     case 'disconnected':
-      return event.reason === 'qr_expired' ? [instanceEvent('InstanceQrExpired', now, {})] : [instanceEvent('InstanceDisconnected', now, { reason: event.reason })];
+      return event.reason === 'qr_expired'
+        ? [instanceEvent('InstanceQrExpired', now, {})]
+        : [instanceEvent('InstanceDisconnected', now, { reason: event.reason })];
     case 'logged_out':
       return [instanceEvent('InstanceLoggedOut', now, { reason: event.reason })];
     case 'failed':
@@ -50,22 +52,29 @@ export const lifecycleEvents = (event: ConnectionEvent, context: FactContext): I
 };
 
 /** A receipt as its message's event (`to` is the recipient, for the webhook), with the command id that makes a repeat a no-op. */
-export const receiptEvent = (
-  event: Extract<ConnectionEvent, { type: 'receipt' }>,
-  to: string,
-  now: string,
-): { event: MessageEvent; commandId: string } => {
+export const receiptEvent = (event: Extract<ConnectionEvent, { type: 'receipt' }>, to: string, now: string): { event: MessageEvent; commandId: string } => {
   const type = RECEIPT_EVENTS[event.status];
   const data = type === 'MessageFailed' ? { message_id: event.messageId, to, reason: event.reason ?? 'failed' } : { message_id: event.messageId, to };
   return { event: messageEvent(type, now, data as never), commandId: `receipt-${event.messageId}-${event.status}` };
 };
 
 /** An inbound message as `MessageReceived` on its own stream, named from the platform's id (a repeat is recognised). */
-export const inboundEvent = (instanceId: string, event: Extract<ConnectionEvent, { type: 'inbound' }>, now: string): { messageId: string; event: MessageReceived } => {
+export const inboundEvent = (
+  instanceId: string,
+  event: Extract<ConnectionEvent, { type: 'inbound' }>,
+  now: string,
+): { messageId: string; event: MessageReceived } => {
   const m = event.message;
   const messageId = inboundMessageId(instanceId, m.platformMessageId);
   return {
     messageId,
-    event: messageEvent('MessageReceived', now, { message_id: messageId, from: m.from, push_name: m.pushName, text: m.text, media: m.media, timestamp: m.timestamp }),
+    event: messageEvent('MessageReceived', now, {
+      message_id: messageId,
+      from: m.from,
+      push_name: m.pushName,
+      text: m.text,
+      media: m.media,
+      timestamp: m.timestamp,
+    }),
   };
 };

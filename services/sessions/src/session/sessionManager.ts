@@ -185,7 +185,17 @@ export class SessionManager {
   }
 
   private async start(instanceId: string): Promise<Session> {
-    const session: Session = { instanceId, connection: null, status: 'connecting', qr: null, qrIssued: false, waiters: [], reconnectAttempts: 0, reconnectTimer: null, endReason: null };
+    const session: Session = {
+      instanceId,
+      connection: null,
+      status: 'connecting',
+      qr: null,
+      qrIssued: false,
+      waiters: [],
+      reconnectAttempts: 0,
+      reconnectTimer: null,
+      endReason: null,
+    };
     this.sessions.set(instanceId, session);
     this.recordInstance(instanceId, [instanceEvent('InstanceConnecting', now(), {})]);
     session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));

@@ -23,7 +23,16 @@ const at = (minute: number): string => `2026-11-22T10:${String(minute).padStart(
 const scheduled = (id: string, minute: number): DeliveryEvent =>
   deliveryEvent('DeliveryScheduled', at(minute), { delivery_id: id, instance_id: ID, event_type: 'message.sent', body: `{"id":"${id}"}` });
 const attempted = (attempt: number, outcome: AttemptOutcome, status: number, minute: number): DeliveryEvent =>
-  deliveryEvent('DeliveryAttempted', at(minute), { attempt, url: HOOK_URL, outcome, status, error: null, duration_ms: 5, next_attempt_in_ms: null, worker: 'w1' });
+  deliveryEvent('DeliveryAttempted', at(minute), {
+    attempt,
+    url: HOOK_URL,
+    outcome,
+    status,
+    error: null,
+    duration_ms: 5,
+    next_attempt_in_ms: null,
+    worker: 'w1',
+  });
 
 /** The four ends a delivery record can be at, as the router and the deliverer store them. */
 const delivered = (id: string, minute: number): GivenCommit => ({
@@ -32,9 +41,16 @@ const delivered = (id: string, minute: number): GivenCommit => ({
 });
 const dead = (id: string, minute: number): GivenCommit => ({
   stream: deliveryStream(ID, id),
-  events: [scheduled(id, minute), attempted(1, 'gone', 410, minute), deliveryEvent('DeliveryDeadLettered', at(minute), { reason: 'endpoint answered 410 Gone' })],
+  events: [
+    scheduled(id, minute),
+    attempted(1, 'gone', 410, minute),
+    deliveryEvent('DeliveryDeadLettered', at(minute), { reason: 'endpoint answered 410 Gone' }),
+  ],
 });
-const pending = (id: string, minute: number): GivenCommit => ({ stream: deliveryStream(ID, id), events: [scheduled(id, minute), attempted(1, 'retry', 500, minute)] });
+const pending = (id: string, minute: number): GivenCommit => ({
+  stream: deliveryStream(ID, id),
+  events: [scheduled(id, minute), attempted(1, 'retry', 500, minute)],
+});
 const dropped = (id: string, minute: number): GivenCommit => ({
   stream: deliveryStream(ID, id),
   events: [scheduled(id, minute), deliveryEvent('DeliveryDropped', at(minute), { reason: 'webhook disabled' })],
@@ -57,7 +73,10 @@ describe('DeliveriesService (application, in-memory stores)', () => {
     // The instance and its webhook, as the instances service stores them; ownership is checked against them.
     await events.append(
       instanceStream(ID),
-      [instanceEvent('InstanceCreated', at(0), { instance_id: ID, account: 'acme' }), instanceEvent('WebhookConfigured', at(0), { url: HOOK_URL, enabled: true })],
+      [
+        instanceEvent('InstanceCreated', at(0), { instance_id: ID, account: 'acme' }),
+        instanceEvent('WebhookConfigured', at(0), { url: HOOK_URL, enabled: true }),
+      ],
       { expectedVersion: 0, commandId: newCommandId() },
     );
     endpoints = new EndpointDirectory(events, testLogger());
@@ -72,7 +91,9 @@ describe('DeliveriesService (application, in-memory stores)', () => {
 
   describe('list', () => {
     it('lists every delivery of the instance, newest first, with its status and attempts', async () => {
-      const { answer } = await given(...history).when(() => service.list('acme', ID, '', 0)).then({ commits: [] });
+      const { answer } = await given(...history)
+        .when(() => service.list('acme', ID, '', 0))
+        .then({ commits: [] });
       expect(answer.map((d) => [d.deliveryId, d.status])).toEqual([
         ['evt_5_0', 'dead'],
         ['evt_4_0', 'dropped'],
@@ -88,35 +109,50 @@ describe('DeliveriesService (application, in-memory stores)', () => {
     });
 
     it('lists only the dead-lettered ones when asked for status dead', async () => {
-      const { answer } = await given(...history).when(() => service.list('acme', ID, 'dead', 100)).then({ commits: [] });
+      const { answer } = await given(...history)
+        .when(() => service.list('acme', ID, 'dead', 100))
+        .then({ commits: [] });
       expect(answer.map((d) => d.deliveryId)).toEqual(['evt_5_0', 'evt_2_0']);
     });
 
     it('answers at most `limit` deliveries', async () => {
-      const { answer } = await given(...history).when(() => service.list('acme', ID, '', 2)).then({ commits: [] });
+      const { answer } = await given(...history)
+        .when(() => service.list('acme', ID, '', 2))
+        .then({ commits: [] });
       expect(answer.map((d) => d.deliveryId)).toEqual(['evt_5_0', 'evt_4_0']);
     });
 
     it('shows a redelivered delivery as pending again, keeping its earlier attempts', async () => {
-      const { answer } = await given(dead('evt_2_0', 2), { stream: deliveryStream(ID, 'evt_2_0'), events: [deliveryEvent('RedeliveryRequested', at(9), { round: 1 })] })
+      const { answer } = await given(dead('evt_2_0', 2), {
+        stream: deliveryStream(ID, 'evt_2_0'),
+        events: [deliveryEvent('RedeliveryRequested', at(9), { round: 1 })],
+      })
         .when(() => service.list('acme', ID, '', 10))
         .then({ commits: [] });
       expect(answer).toMatchObject([{ deliveryId: 'evt_2_0', status: 'pending', reason: null, round: 1, attemptsInRound: 0, attempts: [{ outcome: 'gone' }] }]);
     });
 
     it('refuses an unknown status', async () => {
-      await given(...history).when(() => service.list('acme', ID, 'failed', 10)).thenThrows({ kind: 'invalid_argument', code: 'invalid_status' });
+      await given(...history)
+        .when(() => service.list('acme', ID, 'failed', 10))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_status' });
     });
 
     it("answers 404 for another account's instance and for an unknown one", async () => {
-      await given(...history).when(() => service.list('other', ID, '', 10)).thenThrows({ kind: 'not_found', code: 'instance_not_found' });
-      await given().when(() => service.list('acme', instanceIdFor('acme', 'never'), '', 10)).thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+      await given(...history)
+        .when(() => service.list('other', ID, '', 10))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+      await given()
+        .when(() => service.list('acme', instanceIdFor('acme', 'never'), '', 10))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
     });
   });
 
   describe('redeliver', () => {
     it('redelivers one dead-lettered delivery: a new round on its job stream, for the deliverer to pick up', async () => {
-      await given(...history).when(() => service.redeliver('acme', ID, 'evt_2_0')).then({ commits: [redeliveryRequested('evt_2_0', 1)], answer: ['evt_2_0'] });
+      await given(...history)
+        .when(() => service.redeliver('acme', ID, 'evt_2_0'))
+        .then({ commits: [redeliveryRequested('evt_2_0', 1)], answer: ['evt_2_0'] });
     });
 
     it('redelivers every dead-lettered delivery when no id is given, and nothing else', async () => {
@@ -126,7 +162,9 @@ describe('DeliveriesService (application, in-memory stores)', () => {
     });
 
     it('answers an empty list when nothing is dead-lettered', async () => {
-      await given(delivered('evt_1_0', 1), pending('evt_3_0', 3)).when(() => service.redeliver('acme', ID, '')).then({ commits: [], answer: [] });
+      await given(delivered('evt_1_0', 1), pending('evt_3_0', 3))
+        .when(() => service.redeliver('acme', ID, ''))
+        .then({ commits: [], answer: [] });
     });
 
     it('numbers the rounds when a redelivered delivery dies again and is redelivered again', async () => {
@@ -145,9 +183,13 @@ describe('DeliveriesService (application, in-memory stores)', () => {
     it('refuses a delivery that is not dead-lettered with 409, storing nothing', async () => {
       // Delivered, pending, dropped: the history goes in with the first case; the others run on the same store.
       const [first, ...rest] = ['evt_1_0', 'evt_3_0', 'evt_4_0'];
-      await given(...history).when(() => service.redeliver('acme', ID, first)).thenThrows({ kind: 'conflict', code: 'delivery_not_failed' });
+      await given(...history)
+        .when(() => service.redeliver('acme', ID, first))
+        .thenThrows({ kind: 'conflict', code: 'delivery_not_failed' });
       for (const id of rest) {
-        await given().when(() => service.redeliver('acme', ID, id)).thenThrows({ kind: 'conflict', code: 'delivery_not_failed' });
+        await given()
+          .when(() => service.redeliver('acme', ID, id))
+          .thenThrows({ kind: 'conflict', code: 'delivery_not_failed' });
       }
     });
 
@@ -169,8 +211,12 @@ describe('DeliveriesService (application, in-memory stores)', () => {
     });
 
     it('answers 404 for an unknown delivery and for another account', async () => {
-      await given(...history).when(() => service.redeliver('acme', ID, 'evt_9_0')).thenThrows({ kind: 'not_found', code: 'delivery_not_found' });
-      await given().when(() => service.redeliver('other', ID, 'evt_2_0')).thenThrows({ kind: 'not_found', code: 'instance_not_found' });
+      await given(...history)
+        .when(() => service.redeliver('acme', ID, 'evt_9_0'))
+        .thenThrows({ kind: 'not_found', code: 'delivery_not_found' });
+      await given()
+        .when(() => service.redeliver('other', ID, 'evt_2_0'))
+        .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
     });
   });
 });

@@ -1,13 +1,4 @@
-import {
-  DURABLES,
-  Gauge,
-  instanceIdOf,
-  type Delivery,
-  type EventStore,
-  type Logger,
-  type Ownership,
-  type Subscription,
-} from '@wagw/lib';
+import { DURABLES, Gauge, instanceIdOf, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
 import { routeEvent } from './assignment';
 import type { Membership } from './membership';
 import type { WorkOutcome, WorkSender } from './workChannel';
@@ -138,7 +129,11 @@ export class Sequencer {
     if (this.stopped || this.subscription) return;
     try {
       if (!(await this.lease.acquire(SEQUENCER_LEASE))) return;
-      const subscription = await this.events.subscribe('>', { durableName: DURABLES.webhooksRouter, ackWaitMs: this.options.ackWaitMs, batch: this.options.batch });
+      const subscription = await this.events.subscribe('>', {
+        durableName: DURABLES.webhooksRouter,
+        ackWaitMs: this.options.ackWaitMs,
+        batch: this.options.batch,
+      });
       // The lease may have been lost, or a shutdown begun, while subscribing.
       if (this.stopped || !this.lease.owns(SEQUENCER_LEASE)) {
         await subscription.close();

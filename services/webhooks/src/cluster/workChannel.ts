@@ -1,13 +1,5 @@
 import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import {
-  batchedWrites,
-  decodeCommit,
-  encodeCommit,
-  ReplyInbox,
-  SUBJECTS,
-  type Delivery,
-  type TurnBatcher,
-} from '@wagw/lib';
+import { batchedWrites, decodeCommit, encodeCommit, ReplyInbox, SUBJECTS, type Delivery, type TurnBatcher } from '@wagw/lib';
 
 /**
  * How a replica finished a forwarded event: acked, handed back (with a delay), lost with a replica that left, or

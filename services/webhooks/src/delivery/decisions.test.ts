@@ -15,13 +15,25 @@ const result = (outcome: AttemptResult['outcome'], extra: Partial<AttemptResult>
   ...extra,
 });
 const attempted = (attempt: number, outcome: AttemptResult['outcome']) =>
-  deliveryEvent('DeliveryAttempted', NOW, { attempt, url: 'https://h.example', outcome, status: 500, error: null, duration_ms: 1, next_attempt_in_ms: 1, worker: 'w1' });
+  deliveryEvent('DeliveryAttempted', NOW, {
+    attempt,
+    url: 'https://h.example',
+    outcome,
+    status: 500,
+    error: null,
+    duration_ms: 1,
+    next_attempt_in_ms: 1,
+    worker: 'w1',
+  });
 
 describe('webhook delivery decisions', () => {
   it('records a delivered attempt and is done', () => {
     const { events, next } = decideAfterAttempt(delivery(), result('delivered', { status: 200 }), policy, NOW);
     expect(next).toEqual({ kind: 'done' });
-    expect(foldDelivery([scheduled, ...events])).toMatchObject({ status: 'delivered', attempts: [{ attempt: 1, outcome: 'delivered', status: 200, worker: 'w1' }] });
+    expect(foldDelivery([scheduled, ...events])).toMatchObject({
+      status: 'delivered',
+      attempts: [{ attempt: 1, outcome: 'delivered', status: 200, worker: 'w1' }],
+    });
   });
 
   it('retries a failure after the next delay of the schedule', () => {

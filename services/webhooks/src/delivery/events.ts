@@ -11,10 +11,7 @@ interface Event<T extends string, D extends Record<string, unknown>> {
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'gone';
 
-export type DeliveryScheduled = Event<
-  'DeliveryScheduled',
-  { delivery_id: string; instance_id: string; event_type: string; body: string }
->;
+export type DeliveryScheduled = Event<'DeliveryScheduled', { delivery_id: string; instance_id: string; event_type: string; body: string }>;
 export type DeliveryAttempted = Event<
   'DeliveryAttempted',
   {

@@ -1,12 +1,4 @@
-import {
-  ALL_INSTANCES_PATTERN,
-  instanceIdOf,
-  instanceStream,
-  Projection,
-  type Commit,
-  type EventStore,
-  type Logger,
-} from '@wagw/lib';
+import { ALL_INSTANCES_PATTERN, instanceIdOf, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {

@@ -28,4 +28,3 @@ export const webhooksHandlers = (service: DeliveriesService, logger: Logger): We
     deliveryIds: await service.redeliver(r.account, r.instanceId, r.deliveryId),
   })),
 });
-

@@ -10,11 +10,15 @@ const commit = (stream: string, ...events: Array<[string, Record<string, unknown
 
 describe('webhook events from domain events', () => {
   it('turns lifecycle events into instance.* webhook events with a stable id', () => {
-    const events = webhookEventsOf(
-      commit('0123456789ABCDEF0123.instance', ['InstanceDisconnected', { reason: 'connection_lost' }], ['InstanceReset', {}]),
-    );
+    const events = webhookEventsOf(commit('0123456789ABCDEF0123.instance', ['InstanceDisconnected', { reason: 'connection_lost' }], ['InstanceReset', {}]));
     expect(events).toEqual([
-      { id: 'evt_42_0', type: 'instance.disconnected', instance_id: '0123456789ABCDEF0123', timestamp: '2026-11-22T10:00:00.000Z', data: { reason: 'connection_lost' } },
+      {
+        id: 'evt_42_0',
+        type: 'instance.disconnected',
+        instance_id: '0123456789ABCDEF0123',
+        timestamp: '2026-11-22T10:00:00.000Z',
+        data: { reason: 'connection_lost' },
+      },
       { id: 'evt_42_1', type: 'instance.reset', instance_id: '0123456789ABCDEF0123', timestamp: '2026-11-22T10:00:00.000Z', data: {} },
     ]);
   });
@@ -27,7 +31,12 @@ describe('webhook events from domain events', () => {
   it('tells receivers nothing about internal events (creation, webhook settings, QR codes)', () => {
     expect(
       webhookEventsOf(
-        commit('0123456789ABCDEF0123.instance', ['InstanceCreated', { account: 'a' }], ['WebhookConfigured', { url: 'x', enabled: true }], ['InstanceQrIssued', {}]),
+        commit(
+          '0123456789ABCDEF0123.instance',
+          ['InstanceCreated', { account: 'a' }],
+          ['WebhookConfigured', { url: 'x', enabled: true }],
+          ['InstanceQrIssued', {}],
+        ),
       ),
     ).toEqual([]);
   });

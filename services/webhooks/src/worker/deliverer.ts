@@ -14,17 +14,10 @@ import {
 } from '@wagw/lib';
 import { decideDrop } from '../delivery/decisions';
 import { ALL_DELIVERIES_PATTERN, type DeliveryEvent } from '../delivery/events';
-import {
-  evolveDelivery,
-  initialDeliveryState,
-  nextAttemptDue,
-  upcastDelivery,
-  type DeliveryState,
-} from '../delivery/state';
+import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type DeliveryState } from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
-
 
 const TRIGGERS = new Set(['DeliveryScheduled', 'RedeliveryRequested']);
 const MAX_PER_INSTANCE = 1_000;

@@ -127,7 +127,8 @@ describe('the baileys connector', () => {
     expect(config).toMatchObject({ markOnlineOnConnect: false, syncFullHistory: false, printQRInTerminal: false, customUploadHosts: [] });
     expect(config.shouldSyncHistoryMessage?.({})).toBe(false);
     expect(config.auth.creds.me).toBeUndefined();
-    for (const cache of [config.msgRetryCounterCache, config.userDevicesCache, config.callOfferCache, config.placeholderResendCache]) expect(cache).toBeDefined();
+    for (const cache of [config.msgRetryCounterCache, config.userDevicesCache, config.callOfferCache, config.placeholderResendCache])
+      expect(cache).toBeDefined();
     expect(config.logger?.level).toBe('silent'); // our test logger is quieter than Baileys' warn
   });
 
@@ -259,7 +260,11 @@ describe('the baileys connector', () => {
     await connection.send(message({ messageId: 'msg-1', text: 'see https://example.com' }));
     await connection.send(message({ messageId: 'msg-1', text: 'see https://example.com' }));
     const [first, again] = last().sent;
-    expect(first).toEqual({ jid: '15550001111@s.whatsapp.net', content: { text: 'see https://example.com', linkPreview: null }, options: { messageId: waMessageIdFor('msg-1') } });
+    expect(first).toEqual({
+      jid: '15550001111@s.whatsapp.net',
+      content: { text: 'see https://example.com', linkPreview: null },
+      options: { messageId: waMessageIdFor('msg-1') },
+    });
     expect(again!.options!.messageId).toBe(first!.options!.messageId);
     expect(waMessageIdFor('msg-1')).toMatch(/^3EB0[0-9A-F]{18}$/);
     expect(waMessageIdFor('msg-2')).not.toBe(waMessageIdFor('msg-1'));
@@ -379,7 +384,13 @@ describe('the baileys connector', () => {
     await connect();
     last().open();
     const from = (remoteJid: string, content: proto.IMessage, extra: Partial<WAMessage> = {}): WAMessage =>
-      proto.WebMessageInfo.fromObject({ key: { remoteJid, fromMe: false, id: `ID-${Math.random()}` }, message: content, messageTimestamp: 1_700_000_000, pushName: 'Bob', ...extra });
+      proto.WebMessageInfo.fromObject({
+        key: { remoteJid, fromMe: false, id: `ID-${Math.random()}` },
+        message: content,
+        messageTimestamp: 1_700_000_000,
+        pushName: 'Bob',
+        ...extra,
+      });
     const messages = [
       from('15550002222@s.whatsapp.net', { conversation: 'hi' }),
       from('15550002222@s.whatsapp.net', { extendedTextMessage: { text: 'a link https://x.y' } }),
@@ -413,12 +424,22 @@ describe('the baileys connector', () => {
       message: { conversation: 'while you were away' },
       messageTimestamp: 1_700_000_000,
     });
-    const ownSend = proto.WebMessageInfo.fromObject({ key: { remoteJid: '15550001111@s.whatsapp.net', fromMe: true, id: waMessageIdFor('msg-1') }, message: { conversation: 'hello' } });
+    const ownSend = proto.WebMessageInfo.fromObject({
+      key: { remoteJid: '15550001111@s.whatsapp.net', fromMe: true, id: waMessageIdFor('msg-1') },
+      message: { conversation: 'hello' },
+    });
     last().emit('messages.upsert', { messages: [ownSend, offline], type: 'append' });
     expect(events.filter((e) => e.type === 'inbound')).toEqual([
       {
         type: 'inbound',
-        message: { platformMessageId: 'OFFLINE-1', from: '15550002222', pushName: null, text: 'while you were away', media: null, timestamp: new Date(1_700_000_000_000).toISOString() },
+        message: {
+          platformMessageId: 'OFFLINE-1',
+          from: '15550002222',
+          pushName: null,
+          text: 'while you were away',
+          media: null,
+          timestamp: new Date(1_700_000_000_000).toISOString(),
+        },
       },
     ]);
   });

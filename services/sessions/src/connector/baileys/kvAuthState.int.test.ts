@@ -14,7 +14,11 @@ const everyKeyType = (): SignalDataSet => ({
   'sender-key': { '120363000000000000@g.us::15551234567::0': [{ senderKeyId: 1, seed: bytes(32, 4) }] as unknown as Uint8Array },
   'sender-key-memory': { '120363000000000000@g.us': { '15551234567:3@s.whatsapp.net': true } },
   'app-state-sync-key': {
-    'AAAAAFdo+/x=': proto.Message.AppStateSyncKeyData.fromObject({ keyData: bytes(32, 5), fingerprint: { rawId: 9, currentIndex: 2 }, timestamp: 1_700_000_000 }),
+    'AAAAAFdo+/x=': proto.Message.AppStateSyncKeyData.fromObject({
+      keyData: bytes(32, 5),
+      fingerprint: { rawId: 9, currentIndex: 2 },
+      timestamp: 1_700_000_000,
+    }),
   },
   'app-state-sync-version': { regular_high: { version: 3, hash: bytes(128, 6), indexValueMap: { 'mac+/=': { valueMac: bytes(32, 7) } } } },
 });

@@ -19,7 +19,10 @@ class SlowBucket extends MemoryTextBucket {
   /** Lets every write waiting now go on, the latest first (unordered writes would land backwards), and the next ones. */
   async release(): Promise<void> {
     for (let i = 0; i < 20; i++) {
-      this.waiting.splice(0).reverse().forEach((go) => go());
+      this.waiting
+        .splice(0)
+        .reverse()
+        .forEach((go) => go());
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -62,7 +65,10 @@ describe('the auth state store (writes)', () => {
     const auth = new AuthStateStore(bucket, logger).state('I1', initAuthCreds());
     const saving = auth.saveCreds();
     const flushed = auth.flush();
-    const outcome = saving.then(() => 'saved', (error: Error) => error.message);
+    const outcome = saving.then(
+      () => 'saved',
+      (error: Error) => error.message,
+    );
     await bucket.release();
     expect(await outcome).toBe('cannot write I1.creds');
     await expect(flushed).resolves.toBeUndefined();

@@ -54,7 +54,10 @@ const parseUrl = (raw: string): string => {
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 const parseHosts = (raw: string): string[] => {
-  const hosts = raw.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  const hosts = raw
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
   const bad = hosts.find((host) => !HOST.test(host));
   if (bad !== undefined) throw new Error(`WA_MEDIA_UPLOAD_HOSTS must be a comma-separated list of hostname[:port], got "${bad}"`);
   return hosts;

@@ -8,8 +8,7 @@ const USER_SERVER = '@s.whatsapp.net';
  * The WhatsApp id of one of our messages: derived from our id, so a send repeated after a crash carries the same
  * id and the platform takes it once. Shaped like the ids WhatsApp Web makes ('3EB0' + 18 upper-case hex).
  */
-export const waMessageIdFor = (messageId: string): string =>
-  `3EB0${createHash('sha256').update(messageId).digest('hex').slice(0, 18).toUpperCase()}`;
+export const waMessageIdFor = (messageId: string): string => `3EB0${createHash('sha256').update(messageId).digest('hex').slice(0, 18).toUpperCase()}`;
 
 /** The jid of a number (international digits). */
 export const jidOf = (number: string): string => {

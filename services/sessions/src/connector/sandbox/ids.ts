@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
  * impossible to observe).
  */
 export const newQr = (): string =>
-  [`2@${randomBytes(48).toString('base64')}`, randomBytes(32).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64')].join(',');
+  [`2@${randomBytes(48).toString('base64')}`, randomBytes(32).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64')].join(
+    ',',
+  );
 
 /** A platform message id shaped like the ones WhatsApp Web clients create (`3EB0` + upper-case hex). */
 export const newPlatformMessageId = (): string => `3EB0${randomBytes(10).toString('hex').toUpperCase()}`;

@@ -100,10 +100,15 @@ export class KvSandboxLedger implements SandboxLedger {
 
   async takeMessageId(instanceId: string, messageId: string): Promise<boolean> {
     const key = `${instanceId}.${messageId}`;
-    return withNats(this.nats, () => this.sent.create(key, new Date().toISOString()).then(() => true, async (error: unknown) => {
-      if ((await this.sent.get(key))?.operation === 'PUT') return false;
-      throw error;
-    }));
+    return withNats(this.nats, () =>
+      this.sent.create(key, new Date().toISOString()).then(
+        () => true,
+        async (error: unknown) => {
+          if ((await this.sent.get(key))?.operation === 'PUT') return false;
+          throw error;
+        },
+      ),
+    );
   }
 
   /** Every message id the platform took from the instance (for tests and audits across replicas). */

@@ -211,8 +211,22 @@ describe('sandbox platform (fake timers)', () => {
       const at = '2026-11-22T10:00:00.000Z';
       expect(platform.sent('I1')).toEqual([
         { instanceId: 'I1', messageId: 't', to: CONTACT, text: 'hello', media: null, acceptedAt: at },
-        { instanceId: 'I1', messageId: 'i', to: CONTACT, text: null, media: { mimetype: 'image/png', filename: null, size: 2048, caption: 'look' }, acceptedAt: at },
-        { instanceId: 'I1', messageId: 'd', to: CONTACT, text: null, media: { mimetype: 'application/pdf', filename: 'Q3.pdf', size: 10, caption: null }, acceptedAt: at },
+        {
+          instanceId: 'I1',
+          messageId: 'i',
+          to: CONTACT,
+          text: null,
+          media: { mimetype: 'image/png', filename: null, size: 2048, caption: 'look' },
+          acceptedAt: at,
+        },
+        {
+          instanceId: 'I1',
+          messageId: 'd',
+          to: CONTACT,
+          text: null,
+          media: { mimetype: 'application/pdf', filename: 'Q3.pdf', size: 10, caption: null },
+          acceptedAt: at,
+        },
       ]);
       platform.sent('I1').pop();
       expect(platform.sent('I1')).toHaveLength(3);

@@ -1,4 +1,12 @@
-import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type Connector, type InboundMessage, type OutboundMessage, type ReceiptStatus } from '../port';
+import {
+  RECIPIENT_NOT_ON_PLATFORM,
+  type Connection,
+  type ConnectionEvent,
+  type Connector,
+  type InboundMessage,
+  type OutboundMessage,
+  type ReceiptStatus,
+} from '../port';
 import { randomBytes } from 'node:crypto';
 import { isDigits, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
@@ -109,7 +117,15 @@ export class SandboxPlatform implements Connector {
    */
   async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
     const number = await this.ledger.linkOf(instanceId);
-    const conn: OpenConnection = { id: randomBytes(6).toString('hex'), instanceId, emit: onEvent, stage: 'linking', qr: null, timers: new Set(), receiptTimer: null };
+    const conn: OpenConnection = {
+      id: randomBytes(6).toString('hex'),
+      instanceId,
+      emit: onEvent,
+      stage: 'linking',
+      qr: null,
+      timers: new Set(),
+      receiptTimer: null,
+    };
     const previous = this.open.get(instanceId);
     this.open.set(instanceId, conn);
     if (previous) this.end(previous, { type: 'disconnected', reason: 'replaced' });
@@ -235,7 +251,12 @@ export class SandboxPlatform implements Connector {
       to: message.to,
       text: message.text ?? null,
       media: message.media
-        ? { mimetype: message.media.mimetype, filename: message.media.filename ?? null, size: message.media.data.length, caption: message.media.caption ?? null }
+        ? {
+            mimetype: message.media.mimetype,
+            filename: message.media.filename ?? null,
+            size: message.media.data.length,
+            caption: message.media.caption ?? null,
+          }
         : null,
       acceptedAt: this.now().toISOString(),
     });
