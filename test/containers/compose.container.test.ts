@@ -33,10 +33,19 @@ const noDockerReason = (): string | null => {
 };
 const reason = noDockerReason();
 
-if (reason) {
+if (reason && process.env.CI) {
+  // CI runs as root and scripts/ensure-docker.sh installs and starts an engine there: a missing one is a failure,
+  // never a skip that would hide the container drill.
+  describe('compose stack in Docker', () => {
+    it('has a Docker engine in CI (scripts/ensure-docker.sh)', () => {
+      throw new Error(`no Docker engine in CI: ${reason}`);
+    });
+  });
+} else if (reason) {
   process.stdout.write(`compose.container.test: skipped: no Docker engine (${reason})\n`);
   describe('compose stack in Docker', () => {
-    // The one deliberate skip: jest then lists it as skipped, with the reason in its name (never a silent pass).
+    // Outside CI only (a developer machine without Docker or root): jest lists it as skipped, with the reason in its
+    // name, never a silent pass.
     // eslint-disable-next-line no-restricted-properties -- no Docker engine here: reported as skipped, with why
     it.skip(`skipped: no Docker engine (${reason})`, () => undefined);
   });
