@@ -66,20 +66,21 @@ export const parseFilters = (instanceId: string, filters: HistoryFilters): Parse
  */
 export const readHistory = async (store: EventStore, filters: ParsedFilters, cursor: number, limit: number): Promise<HistoryPage> => {
   const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
-  if (cursor > 0) {
-    const [at] = (await store.readPattern(filters.pattern, cursor, 1)).commits;
-    if (at?.sequence !== cursor)
-      throw invalidArgument('invalid_cursor', 'cursor is not a position in this history (another instance or filter, or past its end)');
-  }
   const matches = (event: RecordedEvent): boolean => {
     const time = Date.parse(event.occurredAt);
     return (!filters.types || filters.types.has(event.type)) && (filters.since === null || time >= filters.since);
   };
+  // Unfiltered, a page of `pageSize` events needs at most that many commits, plus one to name the next cursor.
+  const readSize = filters.types || filters.since !== null ? MAX_HISTORY_PAGE : pageSize + 1;
   const events: RecordedEvent[] = [];
   let from: number | null = Math.max(1, cursor);
   let scanned = 0;
   while (from !== null && scanned < MAX_SCANNED_COMMITS) {
-    const page = await store.readPattern(filters.pattern, from, MAX_HISTORY_PAGE);
+    const page = await store.readPattern(filters.pattern, from, readSize);
+    // The first read starts at the cursor: it must be a commit of this history (checked here, not by a read of its own).
+    if (scanned === 0 && cursor > 0 && page.commits[0]?.sequence !== cursor) {
+      throw invalidArgument('invalid_cursor', 'cursor is not a position in this history (another instance or filter, or past its end)');
+    }
     const stop = takeCommits(page.commits, filters, matches, events, pageSize);
     if (stop !== undefined) return { events, nextSequence: stop };
     scanned += page.commits.length;
