@@ -52,8 +52,6 @@ export const startTestNatsCluster = async (size = 3): Promise<TestNatsCluster> =
   const cluster = await startLocalNatsCluster({ size, baseDir });
   return {
     ...cluster,
-    url: cluster.url,
-    nodes: cluster.nodes,
     dispose: async () => {
       await cluster.stop();
       rmSync(baseDir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
 import { envInt, envOptional, envString } from '../config';
 import { createLogger } from '../log';
-import { freePort, natsServerAvailable, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
+import { freePort, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
 
@@ -41,8 +41,8 @@ interface LocalNats {
 const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<LocalNats | null> => {
   if (envOptional(env, 'NATS_URL')) return null;
   const binary = natsServerBinary(env);
-  if (!natsServerAvailable(binary)) throw new Error('no nats-server: run scripts/ensure-nats-server.sh (npm start does), or set NATS_URL');
-  const version = natsServerVersion(binary) ?? 'unknown';
+  const version = natsServerVersion(binary);
+  if (version === null) throw new Error('no nats-server: run scripts/ensure-nats-server.sh (npm start does), or set NATS_URL');
   const size = envInt(env, 'NATS_CLUSTER_SIZE', 1);
   if (size <= 1) {
     const server = await startLocalNatsServer({ storeDir: join(dataDir, 'nats'), port: envInt(env, 'NATS_PORT', 0), binary });

@@ -108,14 +108,14 @@ export const natsServerBinary = (env: NodeJS.ProcessEnv = process.env): string =
   return existsSync(linked) ? linked : 'nats-server';
 };
 
-/** True when a nats-server binary can be run. */
-export const natsServerAvailable = (binary = natsServerBinary()): boolean => spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
-
 /** The version a nats-server binary reports (`2.12.15`), or null when it cannot be run. */
 export const natsServerVersion = (binary = natsServerBinary()): string | null => {
   const run = spawnSync(binary, ['--version'], { encoding: 'utf8' });
   return run.status === 0 ? (/v?(\d+\.\d+\.\d+)/.exec(run.stdout)?.[1] ?? null) : null;
 };
+
+/** True when a nats-server binary can be run. */
+export const natsServerAvailable = (binary = natsServerBinary()): boolean => natsServerVersion(binary) !== null;
 
 /**
  * Starts `nats-server -js` bound to loopback with its store in `storeDir`, and resolves once it accepts

@@ -2,8 +2,6 @@ import { invalidArgument } from '../errors';
 import { INSTANCE_ID_PATTERN } from '../ids';
 import { LIMITS } from './rules';
 
-export const MAX_WEBHOOK_URL_LENGTH = LIMITS.url;
-
 const instanceIdRegex = new RegExp(INSTANCE_ID_PATTERN);
 
 export const assertInstanceId = (instanceId: string): void => {
@@ -15,8 +13,8 @@ export const assertInstanceId = (instanceId: string): void => {
 /** A webhook URL is absolute http(s), at most 2,048 characters, with no credentials in it. */
 export const assertWebhookUrl = (url: string): void => {
   if (url.length === 0) throw invalidArgument('invalid_webhook_url', 'webhook_url is required');
-  if (url.length > MAX_WEBHOOK_URL_LENGTH) {
-    throw invalidArgument('invalid_webhook_url', `webhook_url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (url.length > LIMITS.url) {
+    throw invalidArgument('invalid_webhook_url', `webhook_url must be at most ${LIMITS.url} characters`);
   }
   let parsed: URL;
   try {

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { INSTANCE_ID_PATTERN, INSTANCE_STATES, MAX_WEBHOOK_URL_LENGTH } from '@wagw/lib';
+import { INSTANCE_ID_PATTERN, INSTANCE_STATES, LIMITS } from '@wagw/lib';
 
 export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
@@ -44,7 +44,7 @@ export const InstanceView = {
 
 export const WebhookUrl = Type.String({
   minLength: 1,
-  maxLength: MAX_WEBHOOK_URL_LENGTH,
+  maxLength: LIMITS.url,
   description: 'Absolute http(s) URL, URL-encoded in the query',
 });
 

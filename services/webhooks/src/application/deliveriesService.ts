@@ -1,10 +1,9 @@
-import { assertInstanceId, conflict, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
+import { assertInstanceId, conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 
-const STATUSES = new Set<string>(['pending', 'delivered', 'dead', 'dropped']);
 /** How many delivery commits one listing reads at most (newest deliveries beyond it are not shown). */
 const MAX_COMMITS_READ = 20_000;
 
@@ -18,7 +17,7 @@ export class DeliveriesService {
   /** Newest first; `status` filters. */
   async list(account: string, instanceId: string, status: string, limit: number): Promise<Delivery[]> {
     await this.assertOwner(account, instanceId);
-    if (status && !STATUSES.has(status)) throw invalidArgument('invalid_status', 'status must be pending, delivered, dead or dropped');
+    if (status && !DELIVERY_STATUSES.some((s) => s === status)) throw invalidArgument('invalid_status', `status must be ${DELIVERY_STATUSES.join(', ')}`);
     const all = (await this.readAll(instanceId)).map((read) => read.delivery);
     return all
       .filter((d) => !status || d.status === (status as DeliveryStatus))
