@@ -116,7 +116,12 @@ export class JetStreamEventStore implements EventStore {
       }
     };
     try {
-      const ack = await this.guard(retried, stream, options);
+      // No whileConnected here: the publisher's reply inbox already fails every waiting publish when the
+      // connection drops (hot path: one listener less per append).
+      this.nats.ensureConnected();
+      const ack = await retried().catch((error: unknown) => {
+        throw this.translate(error, stream, options);
+      });
       return { version: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
       if (!isVersionConflict(error) || options.expectedVersion === 'any') throw error;
@@ -242,18 +247,23 @@ export class JetStreamEventStore implements EventStore {
   }
 
   /** Fails fast while disconnected and translates the client's errors into the port's. */
-  private async guard<T>(operation: () => Promise<T>, stream?: string, append?: AppendOptions): Promise<T> {
+  private async guard<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await this.nats.whileConnected(operation);
     } catch (error) {
-      if (error instanceof JetStreamApiError && CONFLICT_CODES.has(error.code) && stream && append) {
-        throw new ExpectedVersionConflictError(stream, append.expectedVersion);
-      }
-      if (isAppError(error)) throw error;
-      // A request the server refused stays as it is; a server that cannot answer now (5xx: no leader, JetStream
-      // temporarily unavailable during an election) is unavailable, like a lost connection.
-      if (error instanceof JetStreamApiError && this.nats.isConnected() && error.status < 500) throw error;
-      throw unavailable('event_store_unavailable', 'The event store (NATS) is unreachable', error);
+      throw this.translate(error);
     }
+  }
+
+  /** The client's errors as the port's: version conflicts (on an append), unavailable, or a refusal as it is. */
+  private translate(error: unknown, stream?: string, append?: AppendOptions): unknown {
+    if (error instanceof JetStreamApiError && CONFLICT_CODES.has(error.code) && stream && append) {
+      return new ExpectedVersionConflictError(stream, append.expectedVersion);
+    }
+    if (isAppError(error)) return error;
+    // A request the server refused stays as it is; a server that cannot answer now (5xx: no leader, JetStream
+    // temporarily unavailable during an election) is unavailable, like a lost connection.
+    if (error instanceof JetStreamApiError && this.nats.isConnected() && error.status < 500) return error;
+    return unavailable('event_store_unavailable', 'The event store (NATS) is unreachable', error);
   }
 }

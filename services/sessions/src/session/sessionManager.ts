@@ -33,9 +33,6 @@ interface Session {
   endReason: string | null;
 }
 
-/** Kept here for the tests and tools that name inbound messages. */
-export { inboundMessageId } from './platformFacts';
-
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
  * starts one for a QR code, turns what it reports into events (lifecycle on the instance stream, receipts and
