@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { connectNats, createLogger, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer, type LocalNatsCluster } from '@wagw/lib';
+import { connectNats, createLogger, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '@wagw/lib';
 
 /**
  * The benchmark's own NATS: one nats-server (R1), or with `nodes: 3` a local 3-node JetStream cluster on which every
@@ -22,30 +22,6 @@ export interface BenchNats {
   stop(): Promise<void>;
 }
 
-/** The pid a nats-server wrote into its store (`-P`); it is written before the server accepts connections. */
-const pidInStore = (storeDir: string): number => {
-  const pid = Number(readFileSync(join(storeDir, 'nats-server.pid'), 'utf8').trim());
-  if (!Number.isSafeInteger(pid) || pid <= 1) throw new Error(`no nats-server pid in ${storeDir}`);
-  return pid;
-};
-
-/**
- * A node can fail to bind a port that was free when picked (two picks alike, or another process binding it in
- * between: "nats-server exited with code 1 during start-up" in a bench run on this shared machine). A new try picks
- * new ports; it reuses the stores, whose pid files let the lib stop the nodes the failed try left running. At most
- * 3 tries.
- */
-const startClusterRetrying = async (nodes: number, baseDir: string): Promise<LocalNatsCluster> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startLocalNatsCluster({ size: nodes, baseDir, host: '127.0.0.1' });
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      log(`nats cluster start failed (${error instanceof Error ? error.message : String(error)}); retrying with other ports`);
-    }
-  }
-};
-
 export const startBenchNats = async ({ nodes = 1 }: { nodes?: number } = {}): Promise<BenchNats> => {
   const storeDir = mkdtempSync(join(tmpdir(), 'wagw-bench-nats-'));
   try {
@@ -62,21 +38,14 @@ export const startBenchNats = async ({ nodes = 1 }: { nodes?: number } = {}): Pr
         },
       };
     }
-    const cluster = await startClusterRetrying(nodes, storeDir);
+    const cluster = await startLocalNatsCluster({ size: nodes, baseDir: storeDir, host: '127.0.0.1' });
     // Three copies, as the launcher keeps on a cluster of any size (min(nodes, 3)).
     const replicas = Math.min(nodes, 3);
-    let pids: number[];
-    try {
-      pids = cluster.nodes.map((node) => pidInStore(join(storeDir, node.name)));
-    } catch (error) {
-      await cluster.stop();
-      throw error;
-    }
     return {
       url: cluster.url,
       replicas,
       label: `R${replicas}`,
-      pids,
+      pids: cluster.nodes.map((node) => node.pid ?? 0),
       stop: async () => {
         await cluster.stop();
         rmSync(storeDir, { recursive: true, force: true });

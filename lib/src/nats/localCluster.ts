@@ -7,6 +7,8 @@ export interface LocalClusterNode {
   readonly name: string;
   readonly url: string;
   readonly running: boolean;
+  /** The running server's pid (for its CPU time), or null while it is down. */
+  readonly pid: number | null;
   /** SIGKILL, as a machine dying. */
   kill(): Promise<void>;
   /** SIGTERM (a clean stop). */
@@ -63,12 +65,22 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
       ...(options.log ? { log: options.log } : {}),
       extraArgs: ['-n', names[i]!, '--cluster_name', options.clusterName ?? 'wagw', '--cluster', `nats://${host}:${routePorts[i]!}`, '--routes', routes],
     });
-  const servers: (LocalNatsServer | null)[] = await Promise.all(names.map((_, i) => start(i)));
+  const started = await Promise.allSettled(names.map((_, i) => start(i)));
+  const servers: (LocalNatsServer | null)[] = started.map((s) => (s.status === 'fulfilled' ? s.value : null));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    // No half-started cluster is left running behind the error.
+    await Promise.all(servers.flatMap((server) => (server ? [server.stop()] : [])));
+    throw failed.reason;
+  }
   const nodes = names.map((name, i): LocalClusterNode => ({
     name,
     url: `nats://${host}:${clientPorts[i]!}`,
     get running() {
       return servers[i] !== null;
+    },
+    get pid() {
+      return servers[i]?.pid ?? null;
     },
     kill: async () => {
       await servers[i]?.kill();
