@@ -24,6 +24,7 @@ import { localOwnerOps } from './ownership/localOwnerOps';
 import { OwnerRouter } from './ownership/ownerRouter';
 import { InstanceRegistry } from './registry/instanceRegistry';
 import { SessionManager } from './session/sessionManager';
+import { FactWriter } from './session/factWriter';
 
 export interface RunningSessionsService {
   grpcPort: number;
@@ -57,7 +58,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     await ownership.start();
-    const sessions = new SessionManager(connector, events, registry, ownership, logger);
+    const sessions = new SessionManager(connector, new FactWriter(events, logger), registry, ownership, logger);
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
     const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
       pacingMs: config.pacingMs,

@@ -1,41 +1,31 @@
-import { ALL_INSTANCES_PATTERN, instanceIdOf, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
-import { evolve, upcast } from '../instance';
-import type { ExistingInstance, InstanceState } from '../instance';
+import { InstanceStates, type EventStore, type ExistingInstance, type Logger } from '@wagw/lib';
 
-/** The read model behind "list an account's instances": every instance's state, built from the event stream. */
+/** The read model behind "list an account's instances": every instance's state (`InstanceStates`). */
 export class InstanceDirectory {
-  private readonly instances = new Map<string, InstanceState>();
-  private readonly projection: Projection;
+  private readonly states: InstanceStates;
 
   constructor(store: EventStore, logger: Logger) {
-    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
+    this.states = new InstanceStates(store, logger);
   }
 
   start(): void {
-    this.projection.start();
+    this.states.start();
   }
 
   stop(): Promise<void> {
-    return this.projection.stop();
+    return this.states.stop();
   }
 
   /** True once the model holds everything the store held when asked (bounded wait). */
   catchUp(timeoutMs: number): Promise<boolean> {
-    return this.projection.catchUp(timeoutMs);
+    return this.states.catchUp(timeoutMs);
   }
 
   /** The account's instances, oldest first, after catching up with everything committed before the call. */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
     await this.catchUp(timeoutMs);
-    return [...this.instances.values()]
-      .filter((s): s is ExistingInstance => s.exists && s.account === account)
+    return [...this.states.all()]
+      .filter((s) => s.account === account)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId));
-  }
-
-  private apply(commit: Commit): void {
-    const id = instanceIdOf(commit.stream);
-    let state = this.instances.get(id) ?? { exists: false };
-    for (const event of commit.events) state = evolve(state, upcast(event));
-    this.instances.set(id, state);
   }
 }

@@ -80,6 +80,7 @@ describe('InstancesService (application, in-memory store)', () => {
               webhook: null,
               linkedNumber: null,
               lastDisconnectReason: null,
+              resets: 0,
             },
             version: 1,
           },

@@ -1,4 +1,4 @@
-import { ALL_INSTANCES_PATTERN, instanceIdOf, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import { InstanceStates, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {
@@ -7,53 +7,33 @@ export interface Endpoint {
   enabled: boolean;
 }
 
-/** A read model of every instance's webhook settings, kept from the instance streams. */
+/** Every instance's webhook settings, as the instance aggregate's state has them (`InstanceStates`). */
 export class EndpointDirectory {
-  private readonly endpoints = new Map<string, Endpoint>();
-  private readonly projection: Projection;
+  private readonly states: InstanceStates;
 
   constructor(store: EventStore, logger: Logger) {
-    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
+    this.states = new InstanceStates(store, logger);
   }
 
   start(): void {
-    this.projection.start();
+    this.states.start();
   }
 
   stop(): Promise<void> {
-    return this.projection.stop();
+    return this.states.stop();
   }
 
   get(instanceId: string): Endpoint | undefined {
-    return this.endpoints.get(instanceId);
+    const state = this.states.get(instanceId);
+    return state ? { account: state.account, url: state.webhook?.url ?? null, enabled: state.webhook?.enabled ?? false } : undefined;
   }
 
   /** Makes sure the instance's settings include every commit of its stream up to `sequence`. */
   reach(instanceId: string, sequence: number, timeoutMs: number): Promise<boolean> {
-    return this.projection.reachStream(instanceStream(instanceId), timeoutMs, sequence);
+    return this.states.reach(instanceId, timeoutMs, sequence);
   }
 
   catchUp(timeoutMs: number): Promise<boolean> {
-    return this.projection.catchUp(timeoutMs);
-  }
-
-  private apply(commit: Commit): void {
-    const id = instanceIdOf(commit.stream);
-    for (const event of commit.events) {
-      const current = this.endpoints.get(id);
-      switch (event.type) {
-        case 'InstanceCreated':
-          this.endpoints.set(id, { account: String(event.data.account), url: null, enabled: false });
-          break;
-        case 'WebhookConfigured':
-          if (current) this.endpoints.set(id, { ...current, url: String(event.data.url), enabled: event.data.enabled === true });
-          break;
-        case 'WebhookDisabled':
-          if (current) this.endpoints.set(id, { ...current, enabled: false });
-          break;
-        default:
-          break;
-      }
-    }
+    return this.states.catchUp(timeoutMs);
   }
 }

@@ -1,3 +1,5 @@
 export * from './commands';
 export * from './state';
+export * from './connectionFacts';
 export * from './decider';
+export * from './instanceStates';
