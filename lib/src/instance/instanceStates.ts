@@ -14,9 +14,9 @@ export interface InstanceChange {
 }
 
 /**
- * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model behind
- * the instance directory (instances), the registry (sessions) and the endpoint directory (webhooks), so they never
- * disagree on what an event means.
+ * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model the
+ * instance directory (instances), the registry (sessions) and the endpoint directory (webhooks) extend with their own
+ * views, so they never disagree on what an event means.
  */
 export class InstanceStates {
   private readonly states = new Map<string, ExistingInstance>();
@@ -45,7 +45,7 @@ export class InstanceStates {
     return this.projection.reachStream(instanceStream(instanceId), timeoutMs, sequence);
   }
 
-  get(instanceId: string): ExistingInstance | undefined {
+  stateOf(instanceId: string): ExistingInstance | undefined {
     return this.states.get(instanceId);
   }
 

@@ -11,40 +11,22 @@ export interface InstanceFacts {
   resetSequence: number;
 }
 
-/** Every instance's link facts, as the instance aggregate's state has them (`InstanceStates`). */
-export class InstanceRegistry {
-  private readonly states: InstanceStates;
+/** Every instance's link facts, as the instance aggregate's state has them. */
+export class InstanceRegistry extends InstanceStates {
   private readonly resetSequences = new Map<string, number>();
   private readonly resetListeners = new Set<(instanceId: string) => void>();
 
   constructor(store: EventStore, logger: Logger) {
-    this.states = new InstanceStates(store, logger);
-    this.states.onChange(({ instanceId, before, after, sequence }) => {
+    super(store, logger);
+    this.onChange(({ instanceId, before, after, sequence }) => {
       if (!before.exists || after.resets === before.resets) return;
       this.resetSequences.set(instanceId, sequence);
       for (const listener of this.resetListeners) listener(instanceId);
     });
   }
 
-  start(): void {
-    this.states.start();
-  }
-
-  stop(): Promise<void> {
-    return this.states.stop();
-  }
-
-  catchUp(timeoutMs: number): Promise<boolean> {
-    return this.states.catchUp(timeoutMs);
-  }
-
-  /** Makes sure the facts include every commit of the instance's stream (read-your-writes, one indexed lookup). */
-  reach(instanceId: string, timeoutMs: number): Promise<boolean> {
-    return this.states.reach(instanceId, timeoutMs);
-  }
-
   get(instanceId: string): InstanceFacts | undefined {
-    const state = this.states.get(instanceId);
+    const state = this.stateOf(instanceId);
     if (!state) return undefined;
     return {
       account: state.account,
@@ -57,12 +39,12 @@ export class InstanceRegistry {
   /** Instances linked to a number and not logged out, failed or reset: the ones that should be connected. */
   linkedInstances(): string[] {
     const ids: string[] = [];
-    for (const state of this.states.all()) if (state.linkedNumber && !isInstanceBlocked(state)) ids.push(state.instanceId);
+    for (const state of this.all()) if (state.linkedNumber && !isInstanceBlocked(state)) ids.push(state.instanceId);
     return ids;
   }
 
   isLinked(instanceId: string): boolean {
-    const state = this.states.get(instanceId);
+    const state = this.stateOf(instanceId);
     return Boolean(state?.linkedNumber && !isInstanceBlocked(state));
   }
 

@@ -51,7 +51,7 @@ export class DeliveriesService {
 
   private async assertOwner(account: string, instanceId: string): Promise<void> {
     assertInstanceId(instanceId);
-    await this.endpoints.reach(instanceId, Number.MAX_SAFE_INTEGER, 2_000);
+    await this.endpoints.reach(instanceId, 2_000);
     if (this.endpoints.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
   }
 

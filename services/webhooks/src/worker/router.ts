@@ -51,7 +51,7 @@ export class Router {
       // model is first brought up to this event, so a webhook switched on just before it is not missed.
       const known = this.endpoints.get(instanceId);
       if (!known?.enabled || !known.url) {
-        if (!(await this.endpoints.reach(instanceId, delivery.commit.sequence, 5_000))) return delivery.nak(1_000);
+        if (!(await this.endpoints.reach(instanceId, 5_000, delivery.commit.sequence))) return delivery.nak(1_000);
       }
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
