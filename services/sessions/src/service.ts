@@ -11,6 +11,8 @@ import {
   startBehindOps,
   startGrpcServer,
   type Logger,
+  CheckpointStore,
+  DEFAULT_CHECKPOINT_EVERY_MS,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import { type SessionsConfig } from './config';
@@ -50,7 +52,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     }
     const events = await JetStreamEventStore.open(nats, { logger });
     const registry = new InstanceRegistry(events, logger);
-    registry.start();
+    await registry.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await registry.catchUp(10_000);
     const ownership = new Ownership(
       await LeaseStore.open(nats, BUCKETS.sessionLeases),

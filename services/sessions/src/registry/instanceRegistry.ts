@@ -13,15 +13,12 @@ export interface InstanceFacts {
 
 /** Every instance's link facts, as the instance aggregate's state has them. */
 export class InstanceRegistry extends InstanceStates {
-  private readonly resetSequences = new Map<string, number>();
   private readonly resetListeners = new Set<(instanceId: string) => void>();
 
   constructor(store: EventStore, logger: Logger) {
     super(store, logger);
-    this.onChange(({ instanceId, before, after, sequence }) => {
-      if (!before.exists || after.resets === before.resets) return;
-      this.resetSequences.set(instanceId, sequence);
-      for (const listener of this.resetListeners) listener(instanceId);
+    this.onChange(({ instanceId, before, after }) => {
+      if (before.exists && after.resets !== before.resets) for (const listener of this.resetListeners) listener(instanceId);
     });
   }
 
@@ -32,7 +29,7 @@ export class InstanceRegistry extends InstanceStates {
       account: state.account,
       linkedNumber: state.linkedNumber,
       blockedReason: isInstanceBlocked(state) ? state.lastDisconnectReason : null,
-      resetSequence: this.resetSequences.get(instanceId) ?? 0,
+      resetSequence: this.resetSequenceOf(instanceId),
     };
   }
 
