@@ -86,8 +86,9 @@ const startOnce = async (service: ServiceName, natsUrl: string, settled?: () => 
 };
 
 /**
- * Service start-up with a long log: BENCH_STARTUP_EVENTS (default 1,000,000) events, of which 4 instance commits per
- * instance (BENCH_STARTUP_INSTANCES, default 10,000) and the rest inbound messages. Each of instances, sessions and
+ * Service start-up with a long log: BENCH_STARTUP_EVENTS (default 1,000,000) events, of which 5 instance commits per
+ * instance (BENCH_STARTUP_INSTANCES, default 10,000; one in ten stays linked, the others are logged out) and the rest
+ * inbound messages. Each of instances, sessions and
  * webhooks runs as its own process: once to bring its durable consumers to the end of the log, then timed with no
  * checkpoint (it folds the whole log and writes one at its stop), then timed from that checkpoint.
  */
@@ -105,7 +106,7 @@ export const runStartupBench = async (): Promise<StartupBenchResult> => {
       [instanceEvent('InstanceLinked', at, { number: '4915112345678' }), instanceEvent('InstanceConnected', at, {})],
       [instanceEvent('InstanceDisconnected', at, { reason: 'connection_lost' })],
     ];
-    const messageEvents = total - instances * 6;
+    const messageEvents = total - instances * 7;
     log(`startup: filling ${total.toLocaleString('en-US')} events (${instances.toLocaleString('en-US')} instances)...`);
     const fill = await timed(async () => {
       await pool(instances, 256, async (i) => {
@@ -115,6 +116,13 @@ export const runStartupBench = async (): Promise<StartupBenchResult> => {
         });
         for (const [n, events] of instanceCommits.entries())
           await store.append(instanceStream(id(i)), events, { expectedVersion: 'any', commandId: `c-${i}-${n}` });
+        // One in ten stays linked (the sessions service reconnects those at start); the others were logged out.
+        if (i % 10 !== 0) {
+          await store.append(instanceStream(id(i)), [instanceEvent('InstanceLoggedOut', at, { reason: 'logged_out_on_phone' })], {
+            expectedVersion: 'any',
+            commandId: `c-${i}-out`,
+          });
+        }
       });
       await pool(messageEvents, 512, async (m) => {
         const event: NewEvent = {
