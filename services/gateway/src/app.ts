@@ -13,6 +13,7 @@ import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
+import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
@@ -55,6 +56,7 @@ export const buildGateway = async ({
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
+  registerMethodNotAllowed(app);
   registerHttpMetrics(app);
 
   await app.register(swagger, {

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { INSTANCE_ID_PATTERN, INSTANCE_STATES, LIMITS } from '@wagw/lib';
+import { INSTANCE_ID_PATTERN, INSTANCE_STATES, LIMITS, PAGE_LIMIT, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 
 export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
@@ -27,7 +27,11 @@ export const envelope = <T extends Record<string, TSchema>>(fields: T) =>
     ...fields,
   });
 
-export const WebhookView = Type.Union([Type.Object({ url: Type.String(), enabled: Type.Boolean() }), Type.Null()]);
+export const WebhookEventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPE_NAMES.map((t) => Type.Literal(t))), {
+  description: 'The webhook event types delivered (every type unless set_webhook was given an events filter)',
+});
+
+export const WebhookView = Type.Union([Type.Object({ url: Type.String(), enabled: Type.Boolean(), events: WebhookEventTypes }), Type.Null()]);
 
 export const InstanceView = {
   instance_id: InstanceId,
@@ -47,6 +51,14 @@ export const WebhookUrl = Type.String({
   maxLength: LIMITS.url,
   description: 'Absolute http(s) URL, URL-encoded in the query',
 });
+
+/** `limit` of every paged list. */
+export const PageLimit = Type.Optional(
+  Type.Integer({ minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default, description: `Page size, 1-${PAGE_LIMIT.max}` }),
+);
+
+/** `next_cursor` of every paged list: pass it back as `cursor` for the next page; null on the last one. */
+export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last page' });
 
 /** Every error status a route may answer, with the shared error body. */
 export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));

@@ -41,7 +41,4 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'Internal error', code: 'internal' });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'route_not_found' }),
-  );
 };

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { idempotencyKeyOf, newCommandId } from '@wagw/lib';
+import { idempotencyKeyOf, INSTANCE_ID_PATTERN, newCommandId, PAGE_LIMIT } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
-import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, InstanceQuery, InstanceView } from '../schemas';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, InstanceQuery, InstanceView, NextCursor, PageLimit } from '../schemas';
 import { instanceView } from './views';
 
 /** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
@@ -73,14 +73,20 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
-        summary: "The calling account's instances",
-        querystring: Type.Object({ access_token: AccessToken }),
-        response: { 200: envelope({ instances: Type.Array(Type.Object(InstanceView)) }), ...errorResponses(...COMMON_ERRORS) },
+        summary: "The calling account's instances, oldest first, a page at a time",
+        description: 'Pass next_cursor back as cursor for the next page; null means the end. A cursor that is not from this list answers 400 invalid_cursor.',
+        querystring: Type.Object({
+          cursor: Type.Optional(Type.String({ pattern: INSTANCE_ID_PATTERN, description: 'next_cursor of the previous page' })),
+          limit: PageLimit,
+          access_token: AccessToken,
+        }),
+        response: { 200: envelope({ instances: Type.Array(Type.Object(InstanceView)), next_cursor: NextCursor }), ...errorResponses(...COMMON_ERRORS) },
       },
     },
     async (request) => {
-      const { instances: list } = await instances.list(request.account);
-      return { status: 200, message: `${list.length} instance(s)`, instances: list.map(instanceView) };
+      const { cursor = '', limit = PAGE_LIMIT.default } = request.query;
+      const { instances: list, nextCursor } = await instances.list(request.account, cursor, limit);
+      return { status: 200, message: `${list.length} instance(s)`, instances: list.map(instanceView), next_cursor: nextCursor || null };
     },
   );
 };

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { assertWebhookUrl, newCommandId } from '@wagw/lib';
+import { assertWebhookUrl, newCommandId, parseWebhookEventFilter, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, WebhookUrl } from '../schemas';
 
@@ -15,6 +15,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         querystring: Type.Object({
           webhook_url: WebhookUrl,
           enable: Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' }),
+          events: Type.Optional(
+            Type.String({
+              maxLength: 512,
+              description: `Comma-separated webhook event types to deliver (default: all): ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}`,
+              examples: ['message.received,message.failed'],
+            }),
+          ),
           instance_id: InstanceId,
           access_token: AccessToken,
         }),
@@ -25,7 +32,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       },
     },
     async (request) => {
-      const { webhook_url: url, enable, instance_id: instanceId } = request.query;
+      const { webhook_url: url, enable, instance_id: instanceId, events = '' } = request.query;
       assertWebhookUrl(url);
       const result = await instances.setWebhook({
         account: request.account,
@@ -33,6 +40,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         url,
         enabled: enable === 'true',
         commandId: newCommandId(),
+        events: parseWebhookEventFilter(events),
       });
       return {
         status: 200,

@@ -2,6 +2,10 @@ import { ALL_INSTANCES_PATTERN, instanceIdOf, Projection, type Commit, type Even
 import { evolve, upcast } from '../instance';
 import type { ExistingInstance, InstanceState } from '../instance';
 
+/** The order of an account's instances: oldest first (ids break ties). */
+export const byCreation = (a: ExistingInstance, b: ExistingInstance): number =>
+  a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId);
+
 /** The read model behind "list an account's instances": every instance's state, built from the event stream. */
 export class InstanceDirectory {
   private readonly instances = new Map<string, InstanceState>();
@@ -27,9 +31,7 @@ export class InstanceDirectory {
   /** The account's instances, oldest first, after catching up with everything committed before the call. */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
     await this.catchUp(timeoutMs);
-    return [...this.instances.values()]
-      .filter((s): s is ExistingInstance => s.exists && s.account === account)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId));
+    return [...this.instances.values()].filter((s): s is ExistingInstance => s.exists && s.account === account).sort(byCreation);
   }
 
   private apply(commit: Commit): void {

@@ -8,14 +8,18 @@ import {
   invalidArgument,
   loadAggregate,
   newCommandId,
+  PAGE_LIMIT,
+  pageAfter,
   parseIsoTime,
+  parseWebhookEventFilter,
+  type Page,
   stateAt,
   type EventStore,
   type WebhookSecretStore,
 } from '@wagw/lib';
 import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '../instance';
 import { parseFilters, readHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
-import type { InstanceDirectory } from './instanceDirectory';
+import { byCreation, type InstanceDirectory } from './instanceDirectory';
 
 export interface InstanceView {
   instance: ExistingInstance;
@@ -63,15 +67,33 @@ export class InstancesService {
     return { instance: state, version };
   }
 
-  async list(account: string): Promise<ExistingInstance[]> {
-    return this.deps.directory.list(account, LIST_CATCH_UP_MS);
+  /** The account's instances, oldest first, a page at a time (`cursor`: the last instance id of the previous page). */
+  async list(account: string, cursor = '', limit: number = PAGE_LIMIT.default): Promise<Page<ExistingInstance>> {
+    const instances = await this.deps.directory.list(account, LIST_CATCH_UP_MS);
+    return pageAfter({
+      items: instances,
+      compare: byCreation,
+      cursorOf: (i) => i.instanceId,
+      find: (id) => instances.find((i) => i.instanceId === id),
+      cursor,
+      limit,
+    });
   }
 
-  async setWebhook(account: string, instanceId: string, url: string, enabled: boolean, commandId: string): Promise<InstanceView & { signingSecret: string }> {
+  /** `eventFilter`: the webhook event types to deliver (empty = all). */
+  async setWebhook(
+    account: string,
+    instanceId: string,
+    url: string,
+    enabled: boolean,
+    commandId: string,
+    eventFilter: readonly string[] = [],
+  ): Promise<InstanceView & { signingSecret: string }> {
     assertInstanceId(instanceId);
     assertWebhookUrl(url);
+    const events = parseWebhookEventFilter(eventFilter);
     await this.deps.checkWebhookUrl(url);
-    const view = await this.run(instanceId, commandId, { type: 'ConfigureWebhook', account, url, enabled, now: this.timestamp() });
+    const view = await this.run(instanceId, commandId, { type: 'ConfigureWebhook', account, url, enabled, events, now: this.timestamp() });
     return { ...view, signingSecret: await this.deps.secrets.getOrCreate(instanceId) };
   }
 

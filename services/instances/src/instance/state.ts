@@ -6,6 +6,8 @@ export type Lifecycle = InstanceLifecycle;
 export interface WebhookSettings {
   url: string;
   enabled: boolean;
+  /** The webhook event types delivered; empty = all. */
+  events: string[];
 }
 
 export interface ExistingInstance {

@@ -5,6 +5,8 @@ export interface Endpoint {
   account: string;
   url: string | null;
   enabled: boolean;
+  /** The webhook event types it takes; empty = all. */
+  events: readonly string[];
 }
 
 /** A read model of every instance's webhook settings, kept from the instance streams. */
@@ -43,10 +45,13 @@ export class EndpointDirectory {
       const current = this.endpoints.get(id);
       switch (event.type) {
         case 'InstanceCreated':
-          this.endpoints.set(id, { account: String(event.data.account), url: null, enabled: false });
+          this.endpoints.set(id, { account: String(event.data.account), url: null, enabled: false, events: [] });
           break;
         case 'WebhookConfigured':
-          if (current) this.endpoints.set(id, { ...current, url: String(event.data.url), enabled: event.data.enabled === true });
+          if (current) {
+            const { url, enabled, events } = event.data;
+            this.endpoints.set(id, { ...current, url: String(url), enabled: enabled === true, events: Array.isArray(events) ? events.map(String) : [] });
+          }
           break;
         case 'WebhookDisabled':
           if (current) this.endpoints.set(id, { ...current, enabled: false });

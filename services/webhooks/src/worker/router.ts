@@ -7,6 +7,7 @@ import {
   type EventStore,
   type Logger,
   type NewEvent,
+  webhookWants,
 } from '@wagw/lib';
 import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
@@ -64,6 +65,8 @@ export class Router {
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
         if (!endpoint?.enabled || !endpoint.url) break;
+        // Types outside the webhook's event filter are not delivered (nor recorded): they stay in the history.
+        if (!webhookWants(endpoint.events, webhook.type)) continue;
         const heartbeat = setInterval(() => delivery.inProgress(), 10_000);
         try {
           await this.firstAttempt(instanceId, webhook, endpoint.url, delivery.deliveryCount > 1);
