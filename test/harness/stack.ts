@@ -1,3 +1,4 @@
+import { createGatewayClient, type GatewayClient } from '@wagw/client';
 import { issueToken } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
@@ -24,6 +25,8 @@ export interface TestStack {
     path: string,
     options?: { account?: string; token?: string | null; method?: string; body?: string; headers?: Record<string, string> },
   ): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The generated typed client (`@wagw/client`) as `account` (default "acme"); `token: null` sends no credential. */
+  client(options?: { account?: string; token?: string | null }): GatewayClient;
   close(): Promise<void>;
 }
 
@@ -128,6 +131,7 @@ export const startStack = async (
       }
       return { status: response.status, body };
     },
+    client: (options = {}) => createGatewayClient({ baseUrl, ...(options.token === null ? {} : { token: options.token ?? token(options.account) }) }),
     close: async () => {
       await gateway.close();
       await webhooks.close();

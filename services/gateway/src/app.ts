@@ -63,7 +63,12 @@ export const buildGateway = async ({
     hideUntagged: true,
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'WhatsApp gateway API', version: '2.0.0', description: API_DESCRIPTION },
+      info: {
+        title: 'WhatsApp gateway API',
+        version: '2.0.0',
+        description: API_DESCRIPTION,
+        license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+      },
       servers: [{ url: '/v1' }],
       tags: [
         { name: 'Instances', description: 'Create, link, inspect and reset instances' },

@@ -16,16 +16,39 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'What went wrong, for a person' }),
     code: Type.String({ description: 'Stable machine-readable code, e.g. instance_not_found' }),
   },
-  { $id: 'ErrorBody' },
+  { $id: 'ErrorBody', examples: [{ error: 'Instance not found', code: 'instance_not_found' }] },
 );
 
-/** The seed's success envelope: `status` (200) and `message`, plus the operation's fields. */
-export const envelope = <T extends Record<string, TSchema>>(fields: T) =>
-  Type.Object({
-    status: Type.Integer({ description: 'The HTTP status, 200', examples: [200] }),
-    message: Type.String(),
-    ...fields,
-  });
+/** The seed's success envelope: `status` (200) and `message`, plus the operation's fields; `example`: a whole answer. */
+export const envelope = <T extends Record<string, TSchema>>(fields: T, example?: Record<string, unknown>) =>
+  Type.Object(
+    {
+      status: Type.Integer({ description: 'The HTTP status, 200', examples: [200] }),
+      message: Type.String(),
+      ...fields,
+    },
+    example ? { examples: [{ status: 200, ...example }] } : {},
+  );
+
+/** The Idempotency-Key header (checked by idempotencyKeyOf: 400 invalid_idempotency_key). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'A retry with the same key repeats nothing and answers the same result (1-255 visible ASCII)', examples: ['order-4711'] }),
+  ),
+});
+
+export const EXAMPLE_ID = '6F1C0A9B3D2E4F5A6B7C';
+
+/** An instance as status and list_instances show it. */
+export const EXAMPLE_INSTANCE = {
+  instance_id: EXAMPLE_ID,
+  state: 'connected',
+  created_at: '2026-11-23T10:00:00.000Z',
+  state_since: '2026-11-23T10:02:13.000Z',
+  webhook: { url: 'https://hooks.example.com/wa', enabled: true, events: ['message.received', 'message.failed'] },
+  linked_number: '4915112345678',
+  last_disconnect_reason: null,
+};
 
 export const WebhookEventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPE_NAMES.map((t) => Type.Literal(t))), {
   description: 'The webhook event types delivered (every type unless set_webhook was given an events filter)',

@@ -33,6 +33,7 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
     {
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: "The instance's webhook deliveries, newest first, with every attempt, a page at a time",
         description: 'status: pending (waiting or retrying), delivered, dead (dead-lettered: retries exhausted or 410 Gone), dropped (webhook was off).',
         querystring: Type.Object({
@@ -78,6 +79,7 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
     {
       schema: {
         tags,
+        operationId: 'redeliverWebhooks',
         summary: 'Redeliver one failed (dead-lettered) delivery, or all of them',
         description:
           'With delivery_id: that delivery (409 unless it is dead). Without: every dead delivery of the instance. Each starts the retry schedule again.',

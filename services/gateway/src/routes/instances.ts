@@ -1,7 +1,20 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotencyKeyOf, INSTANCE_ID_PATTERN, newCommandId, PAGE_LIMIT } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
-import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, InstanceQuery, InstanceView, NextCursor, PageLimit } from '../schemas';
+import {
+  AccessToken,
+  COMMON_ERRORS,
+  envelope,
+  errorResponses,
+  EXAMPLE_ID,
+  EXAMPLE_INSTANCE,
+  IdempotencyHeaders,
+  InstanceId,
+  InstanceQuery,
+  InstanceView,
+  NextCursor,
+  PageLimit,
+} from '../schemas';
 import { instanceView } from './views';
 
 /** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
@@ -15,10 +28,12 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'createInstance',
         summary: 'Create an instance',
         description: 'Creates a new instance for the calling account. With an Idempotency-Key header, a repeat answers the same instance.',
         querystring: Type.Object({ access_token: AccessToken }),
-        response: { 200: envelope({ instance_id: InstanceId }), ...errorResponses(...COMMON_ERRORS) },
+        headers: IdempotencyHeaders,
+        response: { 200: envelope({ instance_id: InstanceId }, { message: 'Instance created', instance_id: EXAMPLE_ID }), ...errorResponses(...COMMON_ERRORS) },
       },
     },
     async (request) => {
@@ -32,11 +47,13 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'resetInstance',
         summary: 'Reset an instance',
         description:
           'Logs the device out where linked, wipes its session data and pending sends, and returns the instance to state created. Same instance_id; webhook settings and history are kept.',
         querystring: InstanceQuery,
-        response: { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404) },
+        headers: IdempotencyHeaders,
+        response: { 200: envelope({ success: Type.Boolean() }, { message: 'Instance reset', success: true }), ...errorResponses(...COMMON_ERRORS, 404) },
       },
     },
     async (request) => {
@@ -50,6 +67,7 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'getStatus',
         summary: "An instance's state and details, now or at a past moment",
         description:
           "With `at` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today's status (state, webhook settings, linked number). An instance created later answers 404.",
@@ -58,7 +76,7 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
           at: Type.Optional(Type.String({ maxLength: 64, description: 'A past moment, ISO 8601', examples: ['2026-11-23T10:00:00Z'] })),
           access_token: AccessToken,
         }),
-        response: { 200: envelope(InstanceView), ...errorResponses(...COMMON_ERRORS, 404) },
+        response: { 200: envelope(InstanceView, { message: 'Instance status', ...EXAMPLE_INSTANCE }), ...errorResponses(...COMMON_ERRORS, 404) },
       },
     },
     async (request) => {
@@ -73,6 +91,7 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'listInstances',
         summary: "The calling account's instances, oldest first, a page at a time",
         description: 'Pass next_cursor back as cursor for the next page; null means the end. A cursor that is not from this list answers 400 invalid_cursor.',
         querystring: Type.Object({
@@ -80,7 +99,13 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
           limit: PageLimit,
           access_token: AccessToken,
         }),
-        response: { 200: envelope({ instances: Type.Array(Type.Object(InstanceView)), next_cursor: NextCursor }), ...errorResponses(...COMMON_ERRORS) },
+        response: {
+          200: envelope(
+            { instances: Type.Array(Type.Object(InstanceView)), next_cursor: NextCursor },
+            { message: '1 instance(s)', instances: [EXAMPLE_INSTANCE], next_cursor: null },
+          ),
+          ...errorResponses(...COMMON_ERRORS),
+        },
       },
     },
     async (request) => {

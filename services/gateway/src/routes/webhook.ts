@@ -9,6 +9,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     {
       schema: {
         tags: ['Webhook'],
+        operationId: 'setWebhook',
         summary: "Set the instance's webhook URL and switch it on or off",
         description:
           'The first call gives the instance a Standard Webhooks signing secret (whsec_...), returned as signing_secret on every call; verify deliveries with it.',
@@ -26,7 +27,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           access_token: AccessToken,
         }),
         response: {
-          200: envelope({ success: Type.Boolean(), signing_secret: Type.String({ description: 'whsec_ + base64' }) }),
+          200: envelope(
+            { success: Type.Boolean(), signing_secret: Type.String({ description: 'whsec_ + base64' }) },
+            { message: 'Webhook enabled', success: true, signing_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw9z3JJsp8VRw=' },
+          ),
           ...errorResponses(...COMMON_ERRORS, 404),
         },
       },
