@@ -56,9 +56,16 @@ describe('the API through the generated client', () => {
     ]);
     const history = await api.GET('/history', { params: { query: { instance_id: id, message_id: first.data!.message_id } } });
     expect(history.data?.events.map((e) => e.type)).toEqual(expect.arrayContaining(['MessageAccepted', 'MessageSent', 'MessageDelivered']));
-    const deliveries = await api.GET('/webhook_deliveries', { params: { query: { instance_id: id, limit: 1 } } });
-    expect(deliveries.data?.deliveries).toHaveLength(1);
-    expect(deliveries.data?.next_cursor).toEqual(expect.any(String));
+    // A delivery is recorded just after the receiver answered it: wait for both records.
+    const all = await eventually(
+      () => api.GET('/webhook_deliveries', { params: { query: { instance_id: id } } }),
+      (d) => d.data?.deliveries.length === 2,
+    );
+    expect(all.data?.deliveries.map((d) => d.event_type)).toEqual(['message.delivered', 'message.sent']);
+    const pageOne = await api.GET('/webhook_deliveries', { params: { query: { instance_id: id, limit: 1 } } });
+    const pageTwo = await api.GET('/webhook_deliveries', { params: { query: { instance_id: id, limit: 1, cursor: pageOne.data!.next_cursor! } } });
+    expect([...pageOne.data!.deliveries, ...pageTwo.data!.deliveries]).toEqual(all.data!.deliveries);
+    expect(pageTwo.data?.next_cursor).toBeNull();
 
     const reset = await api.GET('/reset_instance', { params: { query: { instance_id: id } } });
     expect(reset.data).toEqual({ status: 200, message: 'Instance reset', success: true });

@@ -2,6 +2,7 @@ import { createGatewayClient, type GatewayClient } from '@wagw/client';
 import { issueToken } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import type { GatewayConfig } from '../../services/gateway/src/config';
 import { startWebhooksService, type RunningWebhooksService } from '../../services/webhooks/src/service';
 import type { WebhooksConfig } from '../../services/webhooks/src/config';
 import { startSessionsService, type RunningSessionsService } from '../../services/sessions/src/service';
@@ -18,6 +19,8 @@ export interface TestStack {
   webhooks: RunningWebhooksService;
   sessions: RunningSessionsService;
   gateway: RunningGateway;
+  /** How the gateway was started: start another replica with it. */
+  gatewayConfig: GatewayConfig;
   baseUrl: string;
   token(account?: string): string;
   /** GET or POST a /v1 path as `account` (default "acme"); `token: null` sends no credential. */
@@ -79,6 +82,8 @@ export interface StackOptions {
    * (`ipv4:127.0.0.1:P1,127.0.0.1:P2`). The in-process sessions service still runs, as one more replica.
    */
   sessionsTarget?: (natsUrl: string) => Promise<string>;
+  /** Gateway settings over the tests' defaults (e.g. rate limits). */
+  gateway?: Partial<GatewayConfig>;
 }
 
 export const startStack = async (
@@ -94,19 +99,22 @@ export const startStack = async (
   );
   const webhooks = await startWebhooksService(testWebhooksConfig(nats.url, webhookOverrides), testLogger('webhooks'));
   const sessions = await startSessionsService(testSessionsConfig(nats.url, sessionsOverrides), testLogger('sessions'));
-  const gateway = await startGateway(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      instancesAddress: `127.0.0.1:${instances.grpcPort}`,
-      webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
-      sessionsAddress: options.sessionsTarget ? await options.sessionsTarget(nats.url) : `127.0.0.1:${sessions.grpcPort}`,
-      sandbox: true,
-      jwtSecret: TEST_JWT_SECRET,
-      bodyLimit: 64 * 1024,
-    },
-    testLogger('gateway'),
-  );
+  const gatewayConfig: GatewayConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    instancesAddress: `127.0.0.1:${instances.grpcPort}`,
+    webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
+    sessionsAddress: options.sessionsTarget ? await options.sessionsTarget(nats.url) : `127.0.0.1:${sessions.grpcPort}`,
+    sandbox: true,
+    jwtSecret: TEST_JWT_SECRET,
+    bodyLimit: 64 * 1024,
+    natsUrl: nats.url,
+    replicaId: 'test-gateway-1',
+    // Generous: the tests of other things send bursts; test/e2e/rateLimits sets its own.
+    rateLimit: { accountMax: 100_000, anonymousMax: 10_000, windowMs: 60_000, syncMs: 100 },
+    ...options.gateway,
+  };
+  const gateway = await startGateway(gatewayConfig, testLogger('gateway'));
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
   const token = (account = 'acme'): string => issueToken(TEST_JWT_SECRET, account, 3600);
   return {
@@ -115,6 +123,7 @@ export const startStack = async (
     webhooks,
     sessions,
     gateway,
+    gatewayConfig,
     baseUrl,
     token,
     call: async (path, options = {}) => {

@@ -49,6 +49,8 @@ export const SUBJECTS = {
   webhooksMembers: 'cluster.webhooks.members',
   /** Events the sequencer hands to one webhooks replica. */
   webhooksWork: (member: string): string => `cluster.webhooks.work.${member}`,
+  /** Gateway replicas announce the requests they admitted per rate-limit key (`WindowCounter`). */
+  gatewayRateCounts: 'cluster.gateway.ratelimit',
 } as const;
 
 /** The instance an aggregate's stream belongs to: every stream name starts with the instance id. */

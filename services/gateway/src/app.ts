@@ -14,6 +14,8 @@ import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
+import { createRateLimiter, type RateLimitSettings } from './plugins/rateLimit';
+import type { WindowCounter } from './rateLimit/windowCounter';
 import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
@@ -28,6 +30,8 @@ export interface GatewayDeps {
   verifyToken: (token: string | undefined) => string;
   logger: Logger;
   bodyLimit?: number;
+  /** Requests per account and per address without a valid credential, counted with the other replicas. */
+  rateLimit?: { counter: WindowCounter; settings: RateLimitSettings };
 }
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
@@ -46,6 +50,7 @@ export const buildGateway = async ({
   verifyToken,
   logger,
   bodyLimit = 64 * 1024,
+  rateLimit,
 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -98,7 +103,7 @@ export const buildGateway = async ({
 
   await app.register(
     async (api) => {
-      registerAuth(api, verifyToken);
+      registerAuth(api, verifyToken, rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings)));
       await api.register(instancesRoutes, { instances });
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });

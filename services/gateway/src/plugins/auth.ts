@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,13 +19,28 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
   return typeof fromBody === 'string' ? fromBody : undefined;
 };
 
+/** Why a request's credential was refused, until the hook that refuses it. */
+const refused = new WeakMap<FastifyRequest, unknown>();
+
+/** The account of a request whose credential was valid; '' before authentication or when it was not. */
+export const authenticatedAccount = (request: FastifyRequest): string => request.account;
+
 /**
  * Authenticates every route registered in this scope: a JWT as `Authorization: Bearer`, or `access_token` in the
- * query or the JSON body. Runs before validation, so a request without a valid credential always answers 401.
+ * query or the JSON body. Runs before validation, so a request without a valid credential always answers 401;
+ * `between` (the rate limiter) runs after the credential was read and before it is refused, so it counts both.
  */
-export const registerAuth = (app: FastifyInstance, verify: (token: string | undefined) => string): void => {
+export const registerAuth = (app: FastifyInstance, verify: (token: string | undefined) => string, between?: preValidationAsyncHookHandler): void => {
   app.decorateRequest('account', '');
   app.addHook('preValidation', async (request) => {
-    request.account = verify(tokenOf(request));
+    try {
+      request.account = verify(tokenOf(request));
+    } catch (error) {
+      refused.set(request, error);
+    }
+  });
+  if (between) app.addHook('preValidation', between);
+  app.addHook('preValidation', async (request) => {
+    if (refused.has(request)) throw refused.get(request);
   });
 };
