@@ -3,6 +3,7 @@ import { issueToken } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
 import type { GatewayConfig } from '../../services/gateway/src/config';
+import type { InstancesConfig } from '../../services/instances/src/config';
 import { startWebhooksService, type RunningWebhooksService } from '../../services/webhooks/src/service';
 import type { WebhooksConfig } from '../../services/webhooks/src/config';
 import { startSessionsService, type RunningSessionsService } from '../../services/sessions/src/service';
@@ -64,6 +65,7 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   qrWaitMs: 5_000,
   pacingMs: 0,
   sendTtlMs: 24 * 3_600_000,
+  sendQuotas: { queueMax: 1_000, dailyCap: 0 },
   mediaMaxBytes: 1024 * 1024,
   mediaTimeoutMs: 1_000,
   allowPrivateNetworks: true,
@@ -82,6 +84,8 @@ export interface StackOptions {
    * (`ipv4:127.0.0.1:P1,127.0.0.1:P2`). The in-process sessions service still runs, as one more replica.
    */
   sessionsTarget?: (natsUrl: string) => Promise<string>;
+  /** Instances service settings over the tests' defaults (e.g. the instance quota). */
+  instances?: Partial<InstancesConfig>;
   /** Gateway settings over the tests' defaults (e.g. rate limits). */
   gateway?: Partial<GatewayConfig>;
 }
@@ -94,7 +98,7 @@ export const startStack = async (
 ): Promise<TestStack> => {
   const nats = await startTestNats();
   const instances = await startInstancesService(
-    { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0, allowPrivateNetworks },
+    { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0, allowPrivateNetworks, ...options.instances },
     testLogger('instances'),
   );
   const webhooks = await startWebhooksService(testWebhooksConfig(nats.url, webhookOverrides), testLogger('webhooks'));

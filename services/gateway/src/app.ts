@@ -104,7 +104,7 @@ export const buildGateway = async ({
   await app.register(
     async (api) => {
       registerAuth(api, verifyToken, rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings)));
-      await api.register(instancesRoutes, { instances });
+      await api.register(instancesRoutes, { instances, sessions });
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });

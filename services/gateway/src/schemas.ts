@@ -50,6 +50,12 @@ export const EXAMPLE_INSTANCE = {
   last_disconnect_reason: null,
 };
 
+export const EXAMPLE_QUOTAS = {
+  instances: { used: 3, max: 100 },
+  queued_sends: { used: 0, max: 1000 },
+  sends_today: { used: 42, max: null },
+};
+
 export const WebhookEventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPE_NAMES.map((t) => Type.Literal(t))), {
   description: 'The webhook event types delivered (every type unless set_webhook was given an events filter)',
 });
@@ -69,6 +75,22 @@ export const InstanceView = {
   last_disconnect_reason: Type.Union([Type.String(), Type.Null()]),
 };
 
+const Quota = (description: string) =>
+  Type.Object(
+    { used: Type.Integer({ minimum: 0 }), max: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'null: no limit' }) },
+    { description },
+  );
+
+/** The quotas `status` shows, as they are now. */
+export const QuotasView = Type.Object(
+  {
+    instances: Quota("The account's instances (create_instance answers 409 instance_quota_reached at max)"),
+    queued_sends: Quota('Sends of this instance waiting to go out (send answers 429 send_queue_full at max)'),
+    sends_today: Quota('Sends of this instance accepted today, UTC (send answers 429 daily_send_cap_reached at max)'),
+  },
+  { description: 'Quotas and their use, now (also with at)' },
+);
+
 export const WebhookUrl = Type.String({
   minLength: 1,
   maxLength: LIMITS.url,
@@ -87,3 +109,6 @@ export const NextCursor = Type.Union([Type.String(), Type.Null()], { description
 export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 
 export const COMMON_ERRORS = [400, 401, 413, 429, 503] as const;
+
+/** `status`: an instance and its quotas. */
+export const StatusView = { ...InstanceView, quotas: QuotasView };

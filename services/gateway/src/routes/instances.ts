@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotencyKeyOf, INSTANCE_ID_PATTERN, newCommandId, PAGE_LIMIT } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
+import type { SessionsClientApi } from '../sessionsClient';
 import {
   AccessToken,
   COMMON_ERRORS,
@@ -8,19 +9,24 @@ import {
   errorResponses,
   EXAMPLE_ID,
   EXAMPLE_INSTANCE,
+  EXAMPLE_QUOTAS,
   IdempotencyHeaders,
   InstanceId,
   InstanceQuery,
   InstanceView,
   NextCursor,
   PageLimit,
+  StatusView,
 } from '../schemas';
-import { instanceView } from './views';
+import { instanceView, quotasView } from './views';
 
 /** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
 const commandIdOf = (headers: Record<string, unknown>): string => idempotencyKeyOf(headers) ?? newCommandId();
 
-export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
+export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
+  app,
+  { instances, sessions },
+) => {
   const tags = ['Instances'];
 
   app.get(
@@ -30,10 +36,14 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
         tags,
         operationId: 'createInstance',
         summary: 'Create an instance',
-        description: 'Creates a new instance for the calling account. With an Idempotency-Key header, a repeat answers the same instance.',
+        description:
+          'Creates a new instance for the calling account. With an Idempotency-Key header, a repeat answers the same instance. 409 instance_quota_reached when the account has its quota of instances (INSTANCE_QUOTA, default 100).',
         querystring: Type.Object({ access_token: AccessToken }),
         headers: IdempotencyHeaders,
-        response: { 200: envelope({ instance_id: InstanceId }, { message: 'Instance created', instance_id: EXAMPLE_ID }), ...errorResponses(...COMMON_ERRORS) },
+        response: {
+          200: envelope({ instance_id: InstanceId }, { message: 'Instance created', instance_id: EXAMPLE_ID }),
+          ...errorResponses(...COMMON_ERRORS, 409),
+        },
       },
     },
     async (request) => {
@@ -76,13 +86,18 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
           at: Type.Optional(Type.String({ maxLength: 64, description: 'A past moment, ISO 8601', examples: ['2026-11-23T10:00:00Z'] })),
           access_token: AccessToken,
         }),
-        response: { 200: envelope(InstanceView, { message: 'Instance status', ...EXAMPLE_INSTANCE }), ...errorResponses(...COMMON_ERRORS, 404) },
+        response: {
+          200: envelope(StatusView, { message: 'Instance status', ...EXAMPLE_INSTANCE, quotas: EXAMPLE_QUOTAS }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
       },
     },
     async (request) => {
       const { instance_id: id, at } = request.query;
-      const instance = await instances.get(request.account, id, at);
-      return { status: 200, message: at ? `Instance status at ${at}` : 'Instance status', ...instanceView(instance) };
+      // The send counts are asked for together with the instance and shown only once it proved to be the caller's.
+      const [instance, sends] = await Promise.all([instances.get(request.account, id, at), sessions.sendUsage({ instanceId: id })]);
+      const message = at ? `Instance status at ${at}` : 'Instance status';
+      return { status: 200, message, ...instanceView(instance), quotas: quotasView(instance, sends) };
     },
   );
 

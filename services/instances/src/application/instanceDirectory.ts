@@ -9,6 +9,7 @@ export const byCreation = (a: ExistingInstance, b: ExistingInstance): number =>
 /** The read model behind "list an account's instances": every instance's state, built from the event stream. */
 export class InstanceDirectory {
   private readonly instances = new Map<string, InstanceState>();
+  private readonly perAccount = new Map<string, number>();
   private readonly projection: Projection;
 
   constructor(store: EventStore, logger: Logger) {
@@ -34,10 +35,21 @@ export class InstanceDirectory {
     return [...this.instances.values()].filter((s): s is ExistingInstance => s.exists && s.account === account).sort(byCreation);
   }
 
+  /** How many instances the account has, as far as the model has seen (no wait: the quota check on create). */
+  countOf(account: string): number {
+    return this.perAccount.get(account) ?? 0;
+  }
+
+  has(instanceId: string): boolean {
+    return this.instances.get(instanceId)?.exists === true;
+  }
+
   private apply(commit: Commit): void {
     const id = instanceIdOf(commit.stream);
-    let state = this.instances.get(id) ?? { exists: false };
+    const before = this.instances.get(id) ?? { exists: false };
+    let state = before;
     for (const event of commit.events) state = evolve(state, upcast(event));
     this.instances.set(id, state);
+    if (!before.exists && state.exists) this.perAccount.set(state.account, this.countOf(state.account) + 1);
   }
 }

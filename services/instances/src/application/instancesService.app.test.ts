@@ -64,6 +64,28 @@ describe('InstancesService (application, in-memory store)', () => {
   afterEach(() => directory.stop());
 
   describe('create', () => {
+    it('refuses a new instance over the account quota (409 instance_quota_reached), but not a retried create or another account', async () => {
+      const limited = new InstancesService({
+        store,
+        secrets: new MemorySecrets(),
+        directory,
+        checkWebhookUrl: async () => undefined,
+        instanceQuota: 2,
+        now: () => new Date(NOW),
+      });
+      await given(instance(ID, created()), instance(OTHER_ID, created(OTHER_ID)))
+        .when(async () => {
+          await directory.catchUp(1_000);
+          return limited.create('acme', 'create-3');
+        })
+        .thenThrows({ kind: 'conflict', code: 'instance_quota_reached' });
+      const { answer } = await given()
+        .when(async () => [(await limited.create('acme', 'create-1')).instance.instanceId, (await limited.create('other', 'o-1')).instance.account])
+        .then({ commits: [instance(instanceIdFor('other', 'o-1'), created(instanceIdFor('other', 'o-1'), 'other'))] });
+      expect(answer).toEqual([ID, 'other']);
+      expect(limited.instanceUsage('acme')).toEqual({ used: 2, max: 2 });
+    });
+
     it('creates an instance whose id derives from the account and the command id', async () => {
       await given()
         .when(() => service.create('acme', 'create-1'))

@@ -2,6 +2,7 @@ import {
   AggregateCache,
   assertInstanceId,
   assertWebhookUrl,
+  conflict,
   handleCommand,
   instanceIdFor,
   instanceStream,
@@ -34,6 +35,8 @@ export interface InstancesServiceDeps {
   directory: InstanceDirectory;
   /** Refuses a webhook URL the gateway must not call (the SSRF guard); resolves when it is acceptable. */
   checkWebhookUrl: (url: string) => Promise<void>;
+  /** Instances an account may create; 0 = no limit. */
+  instanceQuota?: number;
   now?: () => Date;
 }
 
@@ -49,7 +52,25 @@ export class InstancesService {
   async create(account: string, commandId: string): Promise<InstanceView> {
     if (!commandId) throw invalidArgument('invalid_command_id', 'command_id is required');
     const instanceId = instanceIdFor(account, commandId);
+    this.assertInstanceQuota(account, instanceId);
     return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() });
+  }
+
+  /** The account's instance count and quota (0 = none), as `status` shows them. */
+  instanceUsage(account: string): { used: number; max: number } {
+    return { used: this.deps.directory.countOf(account), max: this.deps.instanceQuota ?? 0 };
+  }
+
+  /**
+   * Refuses a new instance over the account's quota (a retried create of an existing one passes). Checked against the
+   * read model without waiting for it, to keep create fast: creates racing on several replicas within the model's
+   * lag (milliseconds) may each pass.
+   */
+  private assertInstanceQuota(account: string, instanceId: string): void {
+    const { used, max } = this.instanceUsage(account);
+    if (max > 0 && used >= max && !this.deps.directory.has(instanceId)) {
+      throw conflict('instance_quota_reached', `The account has ${used} of its ${max} instances; reset and reuse one, or ask for a higher quota`);
+    }
   }
 
   /** The instance now, or as it was at `at` (ISO 8601; its history folded up to then by the same evolve as today's state). */

@@ -22,7 +22,8 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
   }),
   Get: unaryHandler(logger, 'Get', async (r) => {
     const view = await service.get(r.account, r.instanceId, r.at);
-    return toInstanceMessage(view.instance, view.version);
+    const { used, max } = service.instanceUsage(r.account);
+    return { ...toInstanceMessage(view.instance, view.version), accountInstances: used, instanceQuota: max };
   }),
   List: unaryHandler(logger, 'List', async (r) => {
     const page = await service.list(r.account, r.cursor, r.limit);
