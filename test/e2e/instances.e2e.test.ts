@@ -288,6 +288,7 @@ describe('instances over HTTP', () => {
           '/reconnect',
           '/redeliver_webhooks',
           '/reset_instance',
+          '/revoke_token',
           '/sandbox/inbound',
           '/sandbox/scan',
           '/send',

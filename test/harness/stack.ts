@@ -1,5 +1,5 @@
 import { createGatewayClient, type GatewayClient } from '@wagw/client';
-import { issueToken } from '@wagw/lib';
+import { issueToken, type TokenOptions } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
 import type { GatewayConfig } from '../../services/gateway/src/config';
@@ -23,7 +23,7 @@ export interface TestStack {
   /** How the gateway was started: start another replica with it. */
   gatewayConfig: GatewayConfig;
   baseUrl: string;
-  token(account?: string): string;
+  token(account?: string, options?: TokenOptions): string;
   /** GET or POST a /v1 path as `account` (default "acme"); `token: null` sends no credential. */
   call(
     path: string,
@@ -120,7 +120,7 @@ export const startStack = async (
   };
   const gateway = await startGateway(gatewayConfig, testLogger('gateway'));
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
-  const token = (account = 'acme'): string => issueToken(TEST_JWT_SECRET, account, 3600);
+  const token = (account = 'acme', tokenOptions: TokenOptions = {}): string => issueToken(TEST_JWT_SECRET, account, 3600, tokenOptions);
   return {
     nats,
     instances,

@@ -29,6 +29,8 @@ export const BUCKETS = {
   sandboxLinks: 'sandbox_platform_links',
   sandboxSent: 'sandbox_platform_sent',
   sandboxConnections: 'sandbox_platform_connections',
+  /** gateway: revoked token ids (every replica watches it and refuses them). */
+  revokedTokens: 'revoked_tokens',
 } as const;
 
 /** Durable consumers (shared by a service's replicas; their position survives restarts). */

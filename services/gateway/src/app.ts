@@ -2,7 +2,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { registerOpsRoutes, type Logger } from '@wagw/lib';
+import { registerOpsRoutes, type Credential, type Logger } from '@wagw/lib';
+import type { Revocations } from './auth/revocations';
+import { tokensRoutes } from './routes/tokens';
 import type { InstancesClientApi } from './instancesClient';
 import type { WebhooksClientApi } from './webhooksClient';
 import type { SessionsClientApi } from './sessionsClient';
@@ -27,7 +29,9 @@ export interface GatewayDeps {
   sessions: SessionsClientApi;
   /** The sandbox routes exist only with the sandbox connector. */
   sandbox: boolean;
-  verifyToken: (token: string | undefined) => string;
+  verifyToken: (token: string | undefined) => Credential;
+  /** Revoked tokens (`noRevocations` without NATS). */
+  revocations: Revocations;
   logger: Logger;
   bodyLimit?: number;
   /** Requests per account and per address without a valid credential, counted with the other replicas. */
@@ -48,6 +52,7 @@ export const buildGateway = async ({
   sessions,
   sandbox,
   verifyToken,
+  revocations,
   logger,
   bodyLimit = 64 * 1024,
   rateLimit,
@@ -79,6 +84,7 @@ export const buildGateway = async ({
         { name: 'Instances', description: 'Create, link, inspect and reset instances' },
         { name: 'Webhook', description: "The instance's event webhook" },
         { name: 'Messages', description: 'Send text and media' },
+        { name: 'Tokens', description: 'Revoke tokens' },
         ...(sandbox ? [{ name: 'Sandbox', description: 'The simulated platform (WA_CONNECTOR=sandbox): play the phone' }] : []),
       ],
       components: {
@@ -103,11 +109,13 @@ export const buildGateway = async ({
 
   await app.register(
     async (api) => {
-      registerAuth(api, verifyToken, rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings)));
+      const rateLimiter = rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings));
+      registerAuth(api, { verify: verifyToken, revocations, rateLimiter });
       await api.register(instancesRoutes, { instances, sessions });
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
+      await api.register(tokensRoutes, { revocations });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });

@@ -108,7 +108,7 @@ export const NextCursor = Type.Union([Type.String(), Type.Null()], { description
 /** Every error status a route may answer, with the shared error body. */
 export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 
-export const COMMON_ERRORS = [400, 401, 413, 429, 503] as const;
+export const COMMON_ERRORS = [400, 401, 403, 413, 429, 503] as const;
 
 /** `status`: an instance and its quotas. */
 export const StatusView = { ...InstanceView, quotas: QuotasView };

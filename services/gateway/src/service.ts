@@ -1,5 +1,6 @@
 import { connectNats, createLogger, createTokenVerifier, enableDefaultMetrics, type Logger } from '@wagw/lib';
 import { natsPeerChannel } from './rateLimit/natsPeerChannel';
+import { noRevocations, openRevocations } from './auth/revocations';
 import { WindowCounter } from './rateLimit/windowCounter';
 import { buildGateway } from './app';
 import type { GatewayConfig } from './config';
@@ -17,7 +18,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
   const instances = createInstancesClient(config.instancesAddress);
   const webhooks = createWebhooksClient(config.webhooksAddress);
   const sessions = createSessionsClient(config.sessionsAddress);
-  // NATS only carries what replicas tell each other (rate-limit counts); requests never wait on it.
+  // NATS only carries what replicas tell each other (rate-limit counts, revoked tokens); requests never wait on it.
   const nats = config.natsUrl ? await connectNats({ url: config.natsUrl, name: `gateway-${config.replicaId}`, logger }) : null;
   const counter = new WindowCounter({
     replicaId: config.replicaId,
@@ -25,12 +26,14 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     syncMs: config.rateLimit.syncMs,
   });
   counter.start();
+  const revocations = nats ? await openRevocations(nats, logger) : noRevocations;
   const app = await buildGateway({
     instances,
     webhooks,
     sessions,
     sandbox: config.sandbox,
     verifyToken: createTokenVerifier(config.jwtSecret),
+    revocations,
     logger,
     bodyLimit: config.bodyLimit,
     // Both limits 0: no limiter at all (not even counting).
@@ -45,6 +48,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     close: async () => {
       await app.close();
       counter.stop();
+      revocations.close();
       await nats?.close();
       instances.close();
       webhooks.close();

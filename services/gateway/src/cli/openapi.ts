@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createLogger, createTokenVerifier } from '@wagw/lib';
 import { buildGateway } from '../app';
+import { noRevocations } from '../auth/revocations';
 import { createInstancesClient } from '../instancesClient';
 import { createSessionsClient } from '../sessionsClient';
 import { createWebhooksClient } from '../webhooksClient';
@@ -17,6 +18,7 @@ const main = async (file: string): Promise<void> => {
     ...clients,
     sandbox: true,
     verifyToken: createTokenVerifier('x'.repeat(32)),
+    revocations: noRevocations,
     logger: createLogger('openapi', 'warn'),
   });
   await app.ready();

@@ -5,6 +5,7 @@ import { AppError, type ErrorKind } from '@wagw/lib';
 export const HTTP_STATUS: Record<ErrorKind, number> = {
   invalid_argument: 400,
   unauthenticated: 401,
+  permission_denied: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,
