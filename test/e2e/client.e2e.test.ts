@@ -1,36 +1,25 @@
-import { startStack, type TestStack } from '../harness/stack';
-import { WebhookReceiver } from '../harness/webhookReceiver';
+import { stackWithReceiver } from '../harness/receiverStack';
 import { eventually } from '../harness/wait';
 
 // The main flows through the client generated from the OpenAPI document (@wagw/client): what the document promises
 // (paths, parameters, bodies, answers) is what these calls compile against and what the gateway answers.
 describe('the API through the generated client', () => {
-  let stack: TestStack;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = new WebhookReceiver();
-    await receiver.start();
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack.close();
-    await receiver.stop();
-  });
+  const context = stackWithReceiver();
 
   const createInstance = async (account = 'acme'): Promise<string> => {
-    const { data, response } = await stack.client({ account }).GET('/create_instance');
+    const { data, response } = await context.stack.client({ account }).GET('/create_instance');
     expect(response.status).toBe(200);
     return data!.instance_id;
   };
 
   it('links an instance, sends a message idempotently and follows it on the filtered webhook and in the history', async () => {
-    const api = stack.client();
+    const api = context.stack.client();
     const id = await createInstance();
     const set = await api.GET('/set_webhook', {
-      params: { query: { instance_id: id, enable: 'true', webhook_url: receiver.url('/client'), events: 'message.sent,message.delivered' } },
+      params: { query: { instance_id: id, enable: 'true', webhook_url: context.receiver.url('/client'), events: 'message.sent,message.delivered' } },
     });
     expect(set.data).toMatchObject({ status: 200, success: true, signing_secret: expect.stringMatching(/^whsec_/) });
-    receiver.secret('/client', set.data!.signing_secret);
+    context.receiver.secret('/client', set.data!.signing_secret);
 
     const qr = await api.GET('/get_qrcode', { params: { query: { instance_id: id } } });
     expect(qr.data?.qrcode).toMatch(/^data:image\/png;base64,/);
@@ -49,7 +38,7 @@ describe('the API through the generated client', () => {
     expect(first.data).toEqual({ status: 200, message: 'Message accepted for sending', message_id: expect.any(String) });
     expect(repeat.data?.message_id).toBe(first.data!.message_id);
 
-    const hooks = await receiver.waitFor('/client', 2);
+    const hooks = await context.receiver.waitFor('/client', 2);
     expect(hooks.map((h) => [h.body.type, h.body.data.message_id])).toEqual([
       ['message.sent', first.data!.message_id],
       ['message.delivered', first.data!.message_id],
@@ -72,7 +61,7 @@ describe('the API through the generated client', () => {
   });
 
   it('lists instances page by page with the cursor the client hands back', async () => {
-    const api = stack.client({ account: 'client-pager' });
+    const api = context.stack.client({ account: 'client-pager' });
     const ids = [await createInstance('client-pager'), await createInstance('client-pager'), await createInstance('client-pager')];
     const first = await api.GET('/list_instances', { params: { query: { limit: 2 } } });
     const second = await api.GET('/list_instances', { params: { query: { limit: 2, cursor: first.data!.next_cursor! } } });
@@ -81,12 +70,12 @@ describe('the API through the generated client', () => {
   });
 
   it('gets the documented error bodies as typed errors: 401 without a credential, 404 for a foreign instance, 400 for bad input', async () => {
-    const anonymous = await stack.client({ token: null }).GET('/create_instance');
+    const anonymous = await context.stack.client({ token: null }).GET('/create_instance');
     expect([anonymous.response.status, anonymous.error]).toEqual([401, { error: expect.any(String), code: 'missing_token' }]);
     const foreign = await createInstance('someone-else');
-    const notMine = await stack.client().GET('/status', { params: { query: { instance_id: foreign } } });
+    const notMine = await context.stack.client().GET('/status', { params: { query: { instance_id: foreign } } });
     expect([notMine.response.status, notMine.error?.code]).toEqual([404, 'instance_not_found']);
-    const bad = await stack.client().POST('/send', { body: { instance_id: foreign, number: '+49 151', type: 'text', message: 'x' } });
+    const bad = await context.stack.client().POST('/send', { body: { instance_id: foreign, number: '+49 151', type: 'text', message: 'x' } });
     expect([bad.response.status, bad.error?.code]).toEqual([400, 'invalid_number']);
   });
 });

@@ -1,30 +1,22 @@
 import { WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
-import { startStack, type TestStack } from '../harness/stack';
-import { WebhookReceiver } from '../harness/webhookReceiver';
+import { stackWithReceiver } from '../harness/receiverStack';
 
 describe('HTTP semantics: methods, paging, webhook event filters', () => {
-  let stack: TestStack;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = new WebhookReceiver();
-    await receiver.start();
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack.close();
-    await receiver.stop();
-  });
+  const context = stackWithReceiver();
 
-  const create = async (account: string): Promise<string> => (await stack.call('/v1/create_instance', { account })).body.instance_id as string;
+  const create = async (account: string): Promise<string> => (await context.stack.call('/v1/create_instance', { account })).body.instance_id as string;
 
   it('answers a known path with a wrong method 405, the Allow header and the JSON error body; an unknown path 404', async () => {
-    const response = await fetch(`${stack.baseUrl}/v1/create_instance`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.token()}` } });
+    const response = await fetch(`${context.stack.baseUrl}/v1/create_instance`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${context.stack.token()}` },
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect(await response.json()).toEqual({ error: expect.stringContaining('DELETE'), code: 'method_not_allowed' });
-    const send = await stack.call('/v1/send', { method: 'PUT', body: '{}' });
+    const send = await context.stack.call('/v1/send', { method: 'PUT', body: '{}' });
     expect(send.status).toBe(405);
-    const unknown = await stack.call('/v1/nothing_here');
+    const unknown = await context.stack.call('/v1/nothing_here');
     expect(unknown).toEqual({ status: 404, body: { error: 'Route GET /v1/nothing_here not found', code: 'route_not_found' } });
   });
 
@@ -34,7 +26,7 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
     const seen: string[] = [];
     let cursor = '';
     for (let page = 0; page < 10; page++) {
-      const r = await stack.call(`/v1/list_instances?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { account: 'pager' });
+      const r = await context.stack.call(`/v1/list_instances?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { account: 'pager' });
       expect(r.status).toBe(200);
       const instances = r.body.instances as Array<{ instance_id: string }>;
       expect(instances.length).toBeLessThanOrEqual(2);
@@ -51,36 +43,36 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
     ['limit=ten', 'invalid_request'],
     ['cursor=not-an-id', 'invalid_request'],
   ])('refuses list_instances?%s with a 400 (%s)', async (query, code) => {
-    const r = await stack.call(`/v1/list_instances?${query}`);
+    const r = await context.stack.call(`/v1/list_instances?${query}`);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(code);
   });
 
   it("refuses a well-formed cursor that is not one of the caller's instances with 400 invalid_cursor", async () => {
     const foreign = await create('someone-else');
-    const r = await stack.call(`/v1/list_instances?cursor=${foreign}`, { account: 'pager' });
+    const r = await context.stack.call(`/v1/list_instances?cursor=${foreign}`, { account: 'pager' });
     expect(r).toEqual({ status: 400, body: { error: expect.any(String), code: 'invalid_cursor' } });
-    const deliveries = await stack.call(`/v1/webhook_deliveries?instance_id=${foreign}&cursor=evt_1_0`, { account: 'someone-else' });
+    const deliveries = await context.stack.call(`/v1/webhook_deliveries?instance_id=${foreign}&cursor=evt_1_0`, { account: 'someone-else' });
     expect(deliveries.body.code).toBe('invalid_cursor');
   });
 
   it('shows every event type in status when set_webhook had no filter, and the filter when it had one', async () => {
     const id = await create('acme');
     const url = encodeURIComponent('https://hooks.example.com/x');
-    await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${url}`);
-    expect((await stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toEqual({
+    await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${url}`);
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toEqual({
       url: 'https://hooks.example.com/x',
       enabled: true,
       events: [...WEBHOOK_EVENT_TYPE_NAMES],
     });
-    const set = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${url}&events=message.failed,%20message.received`);
+    const set = await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${url}&events=message.failed,%20message.received`);
     expect(set.status).toBe(200);
-    expect((await stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toMatchObject({ events: ['message.received', 'message.failed'] });
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toMatchObject({ events: ['message.received', 'message.failed'] });
   });
 
   it('refuses an unknown event type in the filter with 400 invalid_events naming it', async () => {
     const id = await create('acme');
-    const r = await stack.call(
+    const r = await context.stack.call(
       `/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent('https://hooks.example.com/x')}&events=message.recieved`,
     );
     expect(r.status).toBe(400);
@@ -89,17 +81,17 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
 
   it('delivers only the event types of the filter: a reset outside it is not delivered, one inside it is', async () => {
     const id = await create('acme');
-    const hook = encodeURIComponent(receiver.url('/filtered'));
-    const off = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${hook}&events=message.received`);
-    receiver.secret('/filtered', off.body.signing_secret as string);
-    expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
-    await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${hook}&events=instance.reset`);
-    expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
-    await receiver.waitFor('/filtered', 1);
+    const hook = encodeURIComponent(context.receiver.url('/filtered'));
+    const off = await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${hook}&events=message.received`);
+    context.receiver.secret('/filtered', off.body.signing_secret as string);
+    expect((await context.stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${hook}&events=instance.reset`);
+    expect((await context.stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    await context.receiver.waitFor('/filtered', 1);
     // An instance's events go out in order, so the first reset was decided on before the second one was delivered.
-    const got = receiver.received.filter((r) => r.path === '/filtered');
+    const got = context.receiver.received.filter((r) => r.path === '/filtered');
     expect(got.map((r) => r.body.type)).toEqual(['instance.reset']);
-    const deliveries = await stack.call(`/v1/webhook_deliveries?instance_id=${id}`);
+    const deliveries = await context.stack.call(`/v1/webhook_deliveries?instance_id=${id}`);
     expect((deliveries.body.deliveries as unknown[]).length).toBe(1);
   });
 });

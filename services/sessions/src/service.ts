@@ -1,4 +1,5 @@
 import {
+  ALL_MESSAGES_PATTERN,
   assertPublicUrl,
   BUCKETS,
   connectNats,
@@ -8,6 +9,7 @@ import {
   LeaseStore,
   loadSessionsProto,
   Ownership,
+  Projection,
   startBehindOps,
   startGrpcServer,
   type Logger,
@@ -71,18 +73,19 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
     await dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
-    const ledger = new SendLedger(events, logger);
-    ledger.start();
-    await ledger.catchUp(10_000);
+    const ledger = new SendLedger();
+    const ledgerFeed = new Projection(events, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), logger);
+    ledgerFeed.start();
+    await ledgerFeed.catchUp(10_000);
     const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
       ledger,
       quotas: config.sendQuotas,
     });
     const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
-    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledger, media };
+    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
   });
-  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledger, media } = service;
+  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {
@@ -98,7 +101,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await owner.stop();
       await sessions.closeAll();
       await registry.stop();
-      await ledger.stop();
+      await ledgerFeed.stop();
       await media.close();
       await nats.close();
     },

@@ -1,4 +1,15 @@
-import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, StoreSpecification, type GivenCommit } from '@wagw/lib';
+import {
+  ALL_MESSAGES_PATTERN,
+  InMemoryEventStore,
+  instanceEvent,
+  instanceIdFor,
+  instanceStream,
+  messageEvent,
+  messageStream,
+  Projection,
+  StoreSpecification,
+  type GivenCommit,
+} from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { SendLedger } from '../registry/sendLedger';
@@ -37,11 +48,12 @@ describe('send quotas (application, in-memory store)', () => {
   let store: InMemoryEventStore;
   let registry: InstanceRegistry;
   let ledger: SendLedger;
+  let ledgerFeed: Projection;
   let given: ReturnType<typeof StoreSpecification.for>;
   const serviceWith = (quotas: SendQuotas) => new MessagesService(store, registry, async () => undefined, { ledger, quotas });
   /** Accepts once the ledger has seen what was given (in production it lags by milliseconds). */
   const accept = async (service: MessagesService) => {
-    await ledger.catchUp(1_000);
+    await ledgerFeed.catchUp(1_000);
     return service.accept(send);
   };
 
@@ -49,13 +61,14 @@ describe('send quotas (application, in-memory store)', () => {
     store = new InMemoryEventStore();
     registry = new InstanceRegistry(store, testLogger());
     registry.start();
-    ledger = new SendLedger(store, testLogger());
-    ledger.start();
+    ledger = new SendLedger();
+    ledgerFeed = new Projection(store, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), testLogger());
+    ledgerFeed.start();
     given = StoreSpecification.for(store);
   });
   afterEach(async () => {
     await registry.stop();
-    await ledger.stop();
+    await ledgerFeed.stop();
   });
 
   it('refuses a send while the instance has queueMax sends waiting (429 send_queue_full)', async () => {
@@ -69,7 +82,7 @@ describe('send quotas (application, in-memory store)', () => {
     await given(linkedInstance, acceptedAt('m_1', today()), acceptedAt('m_2', today()), sent('m_1'))
       .when(() => accept(service))
       .then((messageId) => ({ commits: [storedSend(messageId)] }));
-    await ledger.catchUp(1_000);
+    await ledgerFeed.catchUp(1_000);
     expect(service.sendUsage(ID)).toEqual({ queued: 2, queueMax: 2, today: 3, dailyCap: 10 });
   });
 

@@ -1,4 +1,4 @@
-import { ALL_MESSAGES_PATTERN, instanceIdOf, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import { instanceIdOf, type Commit } from '@wagw/lib';
 
 interface InstanceSends {
   /** Stream names of the messages accepted and neither sent nor failed yet. */
@@ -11,30 +11,13 @@ interface InstanceSends {
 const utcDay = (iso: string): string => iso.slice(0, 10);
 
 /**
- * A read model of every instance's sends, kept from the message streams: how many wait to go out (accepted, not yet
- * sent or failed) and how many were accepted today (UTC), for the send quotas. Every sessions replica keeps one, so
- * any replica can refuse a send; it lags the store by milliseconds, so sends racing on several replicas may pass a
- * full quota by the ones in flight.
+ * A read model of every instance's sends, fed the message streams' commits (a `Projection` of
+ * `ALL_MESSAGES_PATTERN`): how many wait to go out (accepted, not yet sent or failed) and how many were accepted
+ * today (UTC), for the send quotas. Every sessions replica keeps one, so any replica can refuse a send; it lags the
+ * store by milliseconds, so sends racing on several replicas may pass a full quota by the ones in flight.
  */
 export class SendLedger {
   private readonly instances = new Map<string, InstanceSends>();
-  private readonly projection: Projection;
-
-  constructor(store: EventStore, logger: Logger) {
-    this.projection = new Projection(store, ALL_MESSAGES_PATTERN, (commit) => this.apply(commit), logger);
-  }
-
-  start(): void {
-    this.projection.start();
-  }
-
-  stop(): Promise<void> {
-    return this.projection.stop();
-  }
-
-  catchUp(timeoutMs: number): Promise<boolean> {
-    return this.projection.catchUp(timeoutMs);
-  }
 
   /** Sends of the instance waiting to go out. */
   queued(instanceId: string): number {
@@ -47,7 +30,7 @@ export class SendLedger {
     return sends?.day === utcDay(now.toISOString()) ? sends.today : 0;
   }
 
-  private apply(commit: Commit): void {
+  apply(commit: Commit): void {
     const id = instanceIdOf(commit.stream);
     let sends = this.instances.get(id);
     if (!sends) {
