@@ -13,6 +13,7 @@ COPY services/gateway/package.json services/gateway/
 COPY services/instances/package.json services/instances/
 COPY services/sessions/package.json services/sessions/
 COPY services/webhooks/package.json services/webhooks/
+COPY clients/api/package.json clients/api/
 # No dependency install scripts (package.json allowScripts says none is needed; they would only try native builds).
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .

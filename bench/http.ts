@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@wagw/lib';
-import { childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, stopProcess, type BenchNats } from './common';
+import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, stopProcess, type BenchNats } from './common';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -81,7 +81,16 @@ export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gatew
   // With NATS_URL set the launcher starts no nats-server and hands NATS_URL and NATS_REPLICAS to every service.
   const natsEnv = nats ? { NATS_URL: nats.url, NATS_REPLICAS: String(nats.replicas) } : { NATS_URL: '', NATS_CLUSTER_SIZE: '', NATS_REPLICAS: '' };
   const gateway = spawn(process.execPath, [join(ROOT, 'lib/dist/launcher/main.js')], {
-    env: { ...process.env, ...natsEnv, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'error', AUTH_JWT_SECRET: '', WA_CONNECTOR: 'sandbox' },
+    env: {
+      ...process.env,
+      ...natsEnv,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'error',
+      AUTH_JWT_SECRET: '',
+      WA_CONNECTOR: 'sandbox',
+      ...BENCH_RATE_LIMIT,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

@@ -17,7 +17,7 @@ import {
   type MessageAccepted,
   type NatsHandle,
 } from '@wagw/lib';
-import { childrenOf, envPositiveInt, log, median, pool, processInfo, startBenchNats, stopProcess } from './common';
+import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, log, median, pool, processInfo, startBenchNats, stopProcess } from './common';
 
 const ROOT = resolve(__dirname, '..');
 const SESSIONS_SCRIPT = join(ROOT, 'services/sessions/dist/main.js');
@@ -173,6 +173,7 @@ export const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => 
       AUTH_JWT_SECRET: '',
       WA_CONNECTOR: 'sandbox',
       SEND_PACING_MS: '0',
+      ...BENCH_RATE_LIMIT,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:0`.trim(),
       ...env,
     },

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_EVENT_TYPES } from '../../services/webhooks/src/routing/webhookEvent';
+import { WEBHOOK_EVENT_TYPES } from '@wagw/lib';
 import type { SandboxConnectionRecord } from '../../services/sessions/src/connector/sandbox/ledger';
 import type { ReceivedWebhook } from './drill';
 import type { SendRecord } from './load';

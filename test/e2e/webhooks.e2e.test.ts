@@ -92,7 +92,7 @@ describe('webhook delivery over HTTP', () => {
       () => stack.call(`/v1/status?instance_id=${id}`),
       (s) => (s.body.webhook as { enabled: boolean }).enabled === false,
     );
-    expect(status.body.webhook).toEqual({ url: receiver.url('/gone'), enabled: false });
+    expect(status.body.webhook).toMatchObject({ url: receiver.url('/gone'), enabled: false });
     const history = await stack.call(`/v1/history?instance_id=${id}`);
     expect((history.body.events as Array<{ type: string }>).map((e) => e.type)).toContain('WebhookDisabled');
     const [dead] = await eventually(

@@ -1,6 +1,9 @@
-import { issueToken } from '@wagw/lib';
+import { createGatewayClient, type GatewayClient } from '@wagw/client';
+import { issueToken, type TokenOptions } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import type { GatewayConfig } from '../../services/gateway/src/config';
+import type { InstancesConfig } from '../../services/instances/src/config';
 import { startWebhooksService, type RunningWebhooksService } from '../../services/webhooks/src/service';
 import type { WebhooksConfig } from '../../services/webhooks/src/config';
 import { startSessionsService, type RunningSessionsService } from '../../services/sessions/src/service';
@@ -17,13 +20,17 @@ export interface TestStack {
   webhooks: RunningWebhooksService;
   sessions: RunningSessionsService;
   gateway: RunningGateway;
+  /** How the gateway was started: start another replica with it. */
+  gatewayConfig: GatewayConfig;
   baseUrl: string;
-  token(account?: string): string;
+  token(account?: string, options?: TokenOptions): string;
   /** GET or POST a /v1 path as `account` (default "acme"); `token: null` sends no credential. */
   call(
     path: string,
     options?: { account?: string; token?: string | null; method?: string; body?: string; headers?: Record<string, string> },
   ): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** The generated typed client (`@wagw/client`) as `account` (default "acme"); `token: null` sends no credential. */
+  client(options?: { account?: string; token?: string | null }): GatewayClient;
   close(): Promise<void>;
 }
 
@@ -58,6 +65,7 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   qrWaitMs: 5_000,
   pacingMs: 0,
   sendTtlMs: 24 * 3_600_000,
+  sendQuotas: { queueMax: 1_000, dailyCap: 0 },
   mediaMaxBytes: 1024 * 1024,
   mediaTimeoutMs: 1_000,
   allowPrivateNetworks: true,
@@ -76,6 +84,10 @@ export interface StackOptions {
    * (`ipv4:127.0.0.1:P1,127.0.0.1:P2`). The in-process sessions service still runs, as one more replica.
    */
   sessionsTarget?: (natsUrl: string) => Promise<string>;
+  /** Instances service settings over the tests' defaults (e.g. the instance quota). */
+  instances?: Partial<InstancesConfig>;
+  /** Gateway settings over the tests' defaults (e.g. rate limits). */
+  gateway?: Partial<GatewayConfig>;
 }
 
 export const startStack = async (
@@ -86,32 +98,36 @@ export const startStack = async (
 ): Promise<TestStack> => {
   const nats = await startTestNats();
   const instances = await startInstancesService(
-    { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0, allowPrivateNetworks },
+    { natsUrl: nats.url, grpcAddress: '127.0.0.1:0', opsHost: '127.0.0.1', opsPort: 0, allowPrivateNetworks, ...options.instances },
     testLogger('instances'),
   );
   const webhooks = await startWebhooksService(testWebhooksConfig(nats.url, webhookOverrides), testLogger('webhooks'));
   const sessions = await startSessionsService(testSessionsConfig(nats.url, sessionsOverrides), testLogger('sessions'));
-  const gateway = await startGateway(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      instancesAddress: `127.0.0.1:${instances.grpcPort}`,
-      webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
-      sessionsAddress: options.sessionsTarget ? await options.sessionsTarget(nats.url) : `127.0.0.1:${sessions.grpcPort}`,
-      sandbox: true,
-      jwtSecret: TEST_JWT_SECRET,
-      bodyLimit: 64 * 1024,
-    },
-    testLogger('gateway'),
-  );
+  const gatewayConfig: GatewayConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    instancesAddress: `127.0.0.1:${instances.grpcPort}`,
+    webhooksAddress: `127.0.0.1:${webhooks.grpcPort}`,
+    sessionsAddress: options.sessionsTarget ? await options.sessionsTarget(nats.url) : `127.0.0.1:${sessions.grpcPort}`,
+    sandbox: true,
+    jwtSecret: TEST_JWT_SECRET,
+    bodyLimit: 64 * 1024,
+    natsUrl: nats.url,
+    replicaId: 'test-gateway-1',
+    // Generous: the tests of other things send bursts; test/e2e/rateLimits sets its own.
+    rateLimit: { accountMax: 100_000, anonymousMax: 10_000, windowMs: 60_000, syncMs: 100 },
+    ...options.gateway,
+  };
+  const gateway = await startGateway(gatewayConfig, testLogger('gateway'));
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
-  const token = (account = 'acme'): string => issueToken(TEST_JWT_SECRET, account, 3600);
+  const token = (account = 'acme', tokenOptions: TokenOptions = {}): string => issueToken(TEST_JWT_SECRET, account, 3600, tokenOptions);
   return {
     nats,
     instances,
     webhooks,
     sessions,
     gateway,
+    gatewayConfig,
     baseUrl,
     token,
     call: async (path, options = {}) => {
@@ -128,6 +144,7 @@ export const startStack = async (
       }
       return { status: response.status, body };
     },
+    client: (options = {}) => createGatewayClient({ baseUrl, ...(options.token === null ? {} : { token: options.token ?? token(options.account) }) }),
     close: async () => {
       await gateway.close();
       await webhooks.close();

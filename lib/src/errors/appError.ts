@@ -1,5 +1,6 @@
 /** The kinds of failure the product distinguishes; each maps to one gRPC status and one HTTP status. */
-export type ErrorKind = 'invalid_argument' | 'unauthenticated' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited' | 'unavailable' | 'internal';
+export type ErrorKind =
+  'invalid_argument' | 'unauthenticated' | 'permission_denied' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited' | 'unavailable' | 'internal';
 
 /**
  * An error with a stable machine `code` (e.g. `instance_not_found`) and a `kind` that decides its status.

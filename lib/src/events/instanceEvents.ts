@@ -19,7 +19,8 @@ interface Event<T extends string, D extends Record<string, unknown>> {
 }
 
 export type InstanceCreated = Event<'InstanceCreated', { instance_id: string; account: string }>;
-export type WebhookConfigured = Event<'WebhookConfigured', { url: string; enabled: boolean }>;
+/** `events`: the webhook event types delivered (absent = all; recorded only when a filter is set). */
+export type WebhookConfigured = Event<'WebhookConfigured', { url: string; enabled: boolean; events?: string[] }>;
 /** The webhooks service switched the webhook off because the endpoint answered 410 Gone. */
 export type WebhookDisabled = Event<'WebhookDisabled', { reason: string }>;
 export type InstanceReset = Event<'InstanceReset', Record<string, never>>;

@@ -4,6 +4,7 @@ import { AppError, type ErrorKind } from '../errors';
 const KIND_TO_STATUS: Record<ErrorKind, Status> = {
   invalid_argument: Status.INVALID_ARGUMENT,
   unauthenticated: Status.UNAUTHENTICATED,
+  permission_denied: Status.PERMISSION_DENIED,
   not_found: Status.NOT_FOUND,
   conflict: Status.FAILED_PRECONDITION,
   too_large: Status.RESOURCE_EXHAUSTED,

@@ -11,6 +11,8 @@ export interface ConfigureWebhook {
   account: string;
   url: string;
   enabled: boolean;
+  /** Webhook event types to deliver; absent or empty = all. */
+  events?: string[];
   now: string;
 }
 

@@ -49,6 +49,16 @@ describe('Instance aggregate', () => {
         .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, now: LATER })
         .then([instanceEvent('WebhookConfigured', LATER, { url: 'https://h.example', enabled: true })]);
     });
+    it('records an event filter with the settings, and a change of the filter alone', () => {
+      const filtered = instanceEvent('WebhookConfigured', NOW, { url: 'https://h.example', enabled: true, events: ['message.received'] });
+      given(created)
+        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, events: ['message.received'], now: NOW })
+        .then([filtered]);
+      expect(given(created, filtered).state).toMatchObject({ webhook: { events: ['message.received'] } });
+      given(created, filtered)
+        .when({ type: 'ConfigureWebhook', account: 'acme', url: 'https://h.example', enabled: true, now: LATER })
+        .then([instanceEvent('WebhookConfigured', LATER, { url: 'https://h.example', enabled: true })]);
+    });
     it("answers not found for another account's instance", () => {
       given(created).when({ type: 'ConfigureWebhook', account: 'other', url: 'https://h.example', enabled: true, now: LATER }).thenThrows('instance_not_found');
     });

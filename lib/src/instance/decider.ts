@@ -25,8 +25,10 @@ const decideInstance = (command: InstanceCommand, state: InstanceState): Instanc
       return [instanceEvent('InstanceCreated', command.now, { instance_id: command.instanceId, account: command.account })];
     case 'ConfigureWebhook': {
       const instance = ownedBy(state, command.account);
-      if (instance.webhook?.url === command.url && instance.webhook.enabled === command.enabled) return [];
-      return [instanceEvent('WebhookConfigured', command.now, { url: command.url, enabled: command.enabled })];
+      const { url, enabled, events = [] } = command;
+      const same = instance.webhook?.url === url && instance.webhook.enabled === enabled && instance.webhook.events.join() === events.join();
+      if (same) return [];
+      return [instanceEvent('WebhookConfigured', command.now, { url, enabled, ...(events.length > 0 ? { events } : {}) })];
     }
     case 'ResetInstance':
       ownedBy(state, command.account);
@@ -70,7 +72,7 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
   const at = event.occurredAt;
   switch (event.type) {
     case 'WebhookConfigured':
-      return { ...state, webhook: { url: event.data.url, enabled: event.data.enabled } };
+      return { ...state, webhook: { url: event.data.url, enabled: event.data.enabled, events: event.data.events ?? [] } };
     case 'WebhookDisabled':
       return state.webhook ? { ...state, webhook: { ...state.webhook, enabled: false } } : state;
     case 'InstanceReset':

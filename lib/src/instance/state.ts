@@ -3,6 +3,8 @@ import type { InstanceLifecycle } from '../validation';
 export interface WebhookSettings {
   url: string;
   enabled: boolean;
+  /** The webhook event types delivered; empty = all. */
+  events: string[];
 }
 
 export interface ExistingInstance {

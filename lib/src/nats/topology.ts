@@ -29,6 +29,8 @@ export const BUCKETS = {
   sandboxLinks: 'sandbox_platform_links',
   sandboxSent: 'sandbox_platform_sent',
   sandboxConnections: 'sandbox_platform_connections',
+  /** gateway: revoked token ids (every replica watches it and refuses them). */
+  revokedTokens: 'revoked_tokens',
 } as const;
 
 /** Object stores (values larger than a NATS message). */
@@ -55,6 +57,8 @@ export const SUBJECTS = {
   webhooksMembers: 'cluster.webhooks.members',
   /** Events the sequencer hands to one webhooks replica. */
   webhooksWork: (member: string): string => `cluster.webhooks.work.${member}`,
+  /** Gateway replicas announce the requests they admitted per rate-limit key (`WindowCounter`). */
+  gatewayRateCounts: 'cluster.gateway.ratelimit',
 } as const;
 
 /** The instance an aggregate's stream belongs to: every stream name starts with the instance id. */

@@ -1,2 +1,3 @@
 export * from './inputs';
 export * from './rules';
+export * from './paging';

@@ -2,7 +2,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { registerOpsRoutes, type Logger } from '@wagw/lib';
+import { registerOpsRoutes, type Credential, type Logger } from '@wagw/lib';
+import type { Revocations } from './auth/revocations';
+import { tokensRoutes } from './routes/tokens';
 import type { InstancesClientApi } from './instancesClient';
 import type { WebhooksClientApi } from './webhooksClient';
 import type { SessionsClientApi } from './sessionsClient';
@@ -13,6 +15,9 @@ import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
+import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
+import { createRateLimiter, type RateLimitSettings } from './plugins/rateLimit';
+import type { WindowCounter } from './rateLimit/windowCounter';
 import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
@@ -24,9 +29,13 @@ export interface GatewayDeps {
   sessions: SessionsClientApi;
   /** The sandbox routes exist only with the sandbox connector. */
   sandbox: boolean;
-  verifyToken: (token: string | undefined) => string;
+  verifyToken: (token: string | undefined) => Credential;
+  /** Revoked tokens (`noRevocations` without NATS). */
+  revocations: Revocations;
   logger: Logger;
   bodyLimit?: number;
+  /** Requests per account and per address without a valid credential, counted with the other replicas. */
+  rateLimit?: { counter: WindowCounter; settings: RateLimitSettings };
 }
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
@@ -43,8 +52,10 @@ export const buildGateway = async ({
   sessions,
   sandbox,
   verifyToken,
+  revocations,
   logger,
   bodyLimit = 64 * 1024,
+  rateLimit,
 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -55,18 +66,25 @@ export const buildGateway = async ({
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
+  registerMethodNotAllowed(app);
   registerHttpMetrics(app);
 
   await app.register(swagger, {
     hideUntagged: true,
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'WhatsApp gateway API', version: '2.0.0', description: API_DESCRIPTION },
+      info: {
+        title: 'WhatsApp gateway API',
+        version: '2.0.0',
+        description: API_DESCRIPTION,
+        license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+      },
       servers: [{ url: '/v1' }],
       tags: [
         { name: 'Instances', description: 'Create, link, inspect and reset instances' },
         { name: 'Webhook', description: "The instance's event webhook" },
         { name: 'Messages', description: 'Send text and media' },
+        { name: 'Tokens', description: 'Revoke tokens' },
         ...(sandbox ? [{ name: 'Sandbox', description: 'The simulated platform (WA_CONNECTOR=sandbox): play the phone' }] : []),
       ],
       components: {
@@ -91,11 +109,13 @@ export const buildGateway = async ({
 
   await app.register(
     async (api) => {
-      registerAuth(api, verifyToken);
-      await api.register(instancesRoutes, { instances });
+      const rateLimiter = rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings));
+      registerAuth(api, { verify: verifyToken, revocations, rateLimiter });
+      await api.register(instancesRoutes, { instances, sessions });
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
+      await api.register(tokensRoutes, { revocations });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });

@@ -1,4 +1,6 @@
+import { hostname } from 'node:os';
 import { envInt, envOptional, envString } from '@wagw/lib';
+import type { RateLimitSettings } from './plugins/rateLimit';
 
 export interface GatewayConfig {
   host: string;
@@ -9,6 +11,10 @@ export interface GatewayConfig {
   sandbox: boolean;
   jwtSecret: string;
   bodyLimit: number;
+  /** Where gateway replicas share rate-limit counts; absent = this replica counts alone. */
+  natsUrl?: string;
+  replicaId: string;
+  rateLimit: RateLimitSettings & { syncMs: number };
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
@@ -23,5 +29,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sandbox: envString(env, 'WA_CONNECTOR', 'baileys') === 'sandbox',
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
+    natsUrl: envOptional(env, 'NATS_URL'),
+    replicaId: envString(env, 'GATEWAY_REPLICA_ID', `${hostname()}-${process.pid}`),
+    rateLimit: {
+      accountMax: envInt(env, 'RATE_LIMIT_ACCOUNT_MAX', 6_000),
+      anonymousMax: envInt(env, 'RATE_LIMIT_ANONYMOUS_MAX', 60),
+      windowMs: Math.max(1, envInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000)),
+      syncMs: Math.max(1, envInt(env, 'RATE_LIMIT_SYNC_MS', 100)),
+    },
   };
 };

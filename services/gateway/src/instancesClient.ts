@@ -24,7 +24,8 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
       callUnary<CreateInstanceRequest, InstanceMessage>(client.Create.bind(client), { account, commandId }, timeoutMs),
     get: (account: string, instanceId: string, at = '') =>
       callUnary<InstanceRef, InstanceMessage>(client.Get.bind(client), { account, instanceId, at }, timeoutMs),
-    list: (account: string) => callUnary<ListInstancesRequest, InstanceListMessage>(client.List.bind(client), { account }, timeoutMs),
+    list: (account: string, cursor: string, limit: number) =>
+      callUnary<ListInstancesRequest, InstanceListMessage>(client.List.bind(client), { account, cursor, limit }, timeoutMs),
     setWebhook: (request: SetWebhookRequest) => callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),
     reset: (account: string, instanceId: string, commandId: string) =>
       callUnary<ResetInstanceRequest, InstanceMessage>(client.Reset.bind(client), { account, instanceId, commandId }, timeoutMs),

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { INSTANCE_ID_PATTERN, INSTANCE_STATES, LIMITS } from '@wagw/lib';
+import { INSTANCE_ID_PATTERN, INSTANCE_STATES, LIMITS, PAGE_LIMIT, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 
 export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
@@ -16,18 +16,51 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: 'What went wrong, for a person' }),
     code: Type.String({ description: 'Stable machine-readable code, e.g. instance_not_found' }),
   },
-  { $id: 'ErrorBody' },
+  { $id: 'ErrorBody', examples: [{ error: 'Instance not found', code: 'instance_not_found' }] },
 );
 
-/** The seed's success envelope: `status` (200) and `message`, plus the operation's fields. */
-export const envelope = <T extends Record<string, TSchema>>(fields: T) =>
-  Type.Object({
-    status: Type.Integer({ description: 'The HTTP status, 200', examples: [200] }),
-    message: Type.String(),
-    ...fields,
-  });
+/** The seed's success envelope: `status` (200) and `message`, plus the operation's fields; `example`: a whole answer. */
+export const envelope = <T extends Record<string, TSchema>>(fields: T, example?: Record<string, unknown>) =>
+  Type.Object(
+    {
+      status: Type.Integer({ description: 'The HTTP status, 200', examples: [200] }),
+      message: Type.String(),
+      ...fields,
+    },
+    example ? { examples: [{ status: 200, ...example }] } : {},
+  );
 
-export const WebhookView = Type.Union([Type.Object({ url: Type.String(), enabled: Type.Boolean() }), Type.Null()]);
+/** The Idempotency-Key header (checked by idempotencyKeyOf: 400 invalid_idempotency_key). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'A retry with the same key repeats nothing and answers the same result (1-255 visible ASCII)', examples: ['order-4711'] }),
+  ),
+});
+
+export const EXAMPLE_ID = '6F1C0A9B3D2E4F5A6B7C';
+
+/** An instance as status and list_instances show it. */
+export const EXAMPLE_INSTANCE = {
+  instance_id: EXAMPLE_ID,
+  state: 'connected',
+  created_at: '2026-11-23T10:00:00.000Z',
+  state_since: '2026-11-23T10:02:13.000Z',
+  webhook: { url: 'https://hooks.example.com/wa', enabled: true, events: ['message.received', 'message.failed'] },
+  linked_number: '4915112345678',
+  last_disconnect_reason: null,
+};
+
+export const EXAMPLE_QUOTAS = {
+  instances: { used: 3, max: 100 },
+  queued_sends: { used: 0, max: 1000 },
+  sends_today: { used: 42, max: null },
+};
+
+export const WebhookEventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPE_NAMES.map((t) => Type.Literal(t))), {
+  description: 'The webhook event types delivered (every type unless set_webhook was given an events filter)',
+});
+
+export const WebhookView = Type.Union([Type.Object({ url: Type.String(), enabled: Type.Boolean(), events: WebhookEventTypes }), Type.Null()]);
 
 export const InstanceView = {
   instance_id: InstanceId,
@@ -42,13 +75,40 @@ export const InstanceView = {
   last_disconnect_reason: Type.Union([Type.String(), Type.Null()]),
 };
 
+const Quota = (description: string) =>
+  Type.Object(
+    { used: Type.Integer({ minimum: 0 }), max: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'null: no limit' }) },
+    { description },
+  );
+
+/** The quotas `status` shows, as they are now. */
+export const QuotasView = Type.Object(
+  {
+    instances: Quota("The account's instances (create_instance answers 409 instance_quota_reached at max)"),
+    queued_sends: Quota('Sends of this instance waiting to go out (send answers 429 send_queue_full at max)'),
+    sends_today: Quota('Sends of this instance accepted today, UTC (send answers 429 daily_send_cap_reached at max)'),
+  },
+  { description: 'Quotas and their use, now (also with at)' },
+);
+
 export const WebhookUrl = Type.String({
   minLength: 1,
   maxLength: LIMITS.url,
   description: 'Absolute http(s) URL, URL-encoded in the query',
 });
 
+/** `limit` of every paged list. */
+export const PageLimit = Type.Optional(
+  Type.Integer({ minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default, description: `Page size, 1-${PAGE_LIMIT.max}` }),
+);
+
+/** `next_cursor` of every paged list: pass it back as `cursor` for the next page; null on the last one. */
+export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last page' });
+
 /** Every error status a route may answer, with the shared error body. */
 export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 
-export const COMMON_ERRORS = [400, 401, 413, 503] as const;
+export const COMMON_ERRORS = [400, 401, 403, 413, 429, 503] as const;
+
+/** `status`: an instance and its quotas. */
+export const StatusView = { ...InstanceView, quotas: QuotasView };

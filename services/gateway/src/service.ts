@@ -1,4 +1,7 @@
-import { createLogger, createTokenVerifier, enableDefaultMetrics, type Logger } from '@wagw/lib';
+import { connectNats, createLogger, createTokenVerifier, enableDefaultMetrics, type Logger } from '@wagw/lib';
+import { natsPeerChannel } from './rateLimit/natsPeerChannel';
+import { noRevocations, openRevocations } from './auth/revocations';
+import { WindowCounter } from './rateLimit/windowCounter';
 import { buildGateway } from './app';
 import type { GatewayConfig } from './config';
 import { createInstancesClient } from './instancesClient';
@@ -15,14 +18,26 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
   const instances = createInstancesClient(config.instancesAddress);
   const webhooks = createWebhooksClient(config.webhooksAddress);
   const sessions = createSessionsClient(config.sessionsAddress);
+  // NATS only carries what replicas tell each other (rate-limit counts, revoked tokens); requests never wait on it.
+  const nats = config.natsUrl ? await connectNats({ url: config.natsUrl, name: `gateway-${config.replicaId}`, logger }) : null;
+  const counter = new WindowCounter({
+    replicaId: config.replicaId,
+    channel: nats ? natsPeerChannel(nats, logger) : undefined,
+    syncMs: config.rateLimit.syncMs,
+  });
+  counter.start();
+  const revocations = nats ? await openRevocations(nats, logger) : noRevocations;
   const app = await buildGateway({
     instances,
     webhooks,
     sessions,
     sandbox: config.sandbox,
     verifyToken: createTokenVerifier(config.jwtSecret),
+    revocations,
     logger,
     bodyLimit: config.bodyLimit,
+    // Both limits 0: no limiter at all (not even counting).
+    ...(config.rateLimit.accountMax > 0 || config.rateLimit.anonymousMax > 0 ? { rateLimit: { counter, settings: config.rateLimit } } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -32,6 +47,9 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     port,
     close: async () => {
       await app.close();
+      counter.stop();
+      revocations.close();
+      await nats?.close();
       instances.close();
       webhooks.close();
       sessions.close();

@@ -11,6 +11,7 @@ import {
   type SandboxMessage,
   type SandboxScanRequest,
   type SendRequest,
+  type SendUsageMessage,
 } from '@wagw/lib';
 import { SendStreamClient } from './sendStream';
 
@@ -26,6 +27,7 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
     sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),
     sandboxInbound: (request: SandboxInboundRequest) => callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
+    sendUsage: (request: InstanceRequest) => callUnary<InstanceRequest, SendUsageMessage>(client.SendUsage.bind(client), request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {
       sends.close();

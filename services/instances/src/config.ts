@@ -7,7 +7,11 @@ export interface InstancesConfig extends NatsSettings {
   opsPort: number;
   /** Allow webhook URLs that resolve to loopback, private, link-local or metadata addresses. */
   allowPrivateNetworks: boolean;
+  /** `INSTANCE_QUOTA`: instances an account may create (default 100; 0 = no limit). */
+  instanceQuota?: number;
 }
+
+export const DEFAULT_INSTANCE_QUOTA = 100;
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfig => {
   return {
@@ -16,5 +20,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfi
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envInt(env, 'OPS_PORT', 9101),
     allowPrivateNetworks: envBool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    instanceQuota: envInt(env, 'INSTANCE_QUOTA', DEFAULT_INSTANCE_QUOTA),
   };
 };

@@ -13,7 +13,7 @@ import {
   DEFAULT_CHECKPOINT_EVERY_MS,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
-import type { InstancesConfig } from './config';
+import { DEFAULT_INSTANCE_QUOTA, type InstancesConfig } from './config';
 import { instancesHandlers } from './grpc/instancesServer';
 
 export interface RunningInstancesService {
@@ -37,6 +37,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       secrets,
       directory,
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
+      instanceQuota: config.instanceQuota ?? DEFAULT_INSTANCE_QUOTA,
     });
     const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(instances, logger), config.grpcAddress);
     startup.started(async () => {

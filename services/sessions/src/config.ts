@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
+import type { SendQuotas } from './application/messagesService';
 
 export interface SessionsConfig extends NatsSettings {
   grpcAddress: string;
@@ -14,6 +15,8 @@ export interface SessionsConfig extends NatsSettings {
   qrWaitMs: number;
   pacingMs: number;
   sendTtlMs: number;
+  /** Send quotas per instance: sends waiting to go out (`SEND_QUEUE_MAX`), sends accepted per UTC day (`SEND_DAILY_CAP`); 0 = none. */
+  sendQuotas: SendQuotas;
   mediaMaxBytes: number;
   mediaTimeoutMs: number;
   allowPrivateNetworks: boolean;
@@ -42,6 +45,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000),
     pacingMs: envInt(env, 'SEND_PACING_MS', 1_000),
     sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),
+    sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
     allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),

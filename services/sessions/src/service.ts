@@ -1,4 +1,5 @@
 import {
+  ALL_MESSAGES_PATTERN,
   assertPublicUrl,
   BUCKETS,
   connectNats,
@@ -8,6 +9,7 @@ import {
   LeaseStore,
   loadSessionsProto,
   Ownership,
+  Projection,
   startBehindOps,
   startGrpcServer,
   type Logger,
@@ -25,6 +27,7 @@ import { createMediaFetcher } from './media/mediaFetcher';
 import { localOwnerOps } from './ownership/localOwnerOps';
 import { OwnerRouter } from './ownership/ownerRouter';
 import { InstanceRegistry } from './registry/instanceRegistry';
+import { SendLedger } from './registry/sendLedger';
 import { SessionManager } from './session/sessionManager';
 import { FactWriter } from './session/factWriter';
 
@@ -73,12 +76,19 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
     await dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
-    const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }));
+    const ledger = new SendLedger();
+    const ledgerFeed = new Projection(events, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), logger);
+    ledgerFeed.start();
+    await ledgerFeed.catchUp(10_000);
+    const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
+      ledger,
+      quotas: config.sendQuotas,
+    });
     const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
-    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, media };
+    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
   });
-  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, media } = service;
+  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {
@@ -94,6 +104,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await owner.stop();
       await sessions.closeAll();
       await registry.stop();
+      await ledgerFeed.stop();
       await media.close();
       await nats.close();
     },

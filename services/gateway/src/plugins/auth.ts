@@ -1,9 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import { AppError, type Credential } from '@wagw/lib';
+import type { Revocations } from '../auth/revocations';
+import { authorize } from './scopes';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The account named by the caller's token (its `sub`). */
     account: string;
+    /** The caller's verified token (null before authentication or when it was refused). */
+    credential: Credential | null;
   }
 }
 
@@ -19,13 +24,41 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
   return typeof fromBody === 'string' ? fromBody : undefined;
 };
 
+/** Why a request's credential was refused, until the hook that refuses it. */
+const refused = new WeakMap<FastifyRequest, unknown>();
+
+/** The account of a request whose credential was valid; '' before authentication or when it was not. */
+export const authenticatedAccount = (request: FastifyRequest): string => request.account;
+
+export interface AuthOptions {
+  verify: (token: string | undefined) => Credential;
+  revocations: Revocations;
+  /** The rate limiter: runs after the credential was read and before it is refused, so it counts both. */
+  rateLimiter?: preValidationAsyncHookHandler;
+}
+
 /**
  * Authenticates every route registered in this scope: a JWT as `Authorization: Bearer`, or `access_token` in the
- * query or the JSON body. Runs before validation, so a request without a valid credential always answers 401.
+ * query or the JSON body; a revoked token is refused (401 token_revoked), and an instance token is held to its
+ * instance and scopes (`scopes.ts`). Runs before validation, so a request without a valid credential always answers
+ * 401 (or 429 once its address sent too many).
  */
-export const registerAuth = (app: FastifyInstance, verify: (token: string | undefined) => string): void => {
+export const registerAuth = (app: FastifyInstance, { verify, revocations, rateLimiter }: AuthOptions): void => {
   app.decorateRequest('account', '');
+  app.decorateRequest('credential', null);
   app.addHook('preValidation', async (request) => {
-    request.account = verify(tokenOf(request));
+    try {
+      const credential = verify(tokenOf(request));
+      if (revocations.isRevoked(credential)) throw new AppError('unauthenticated', 'token_revoked', 'The token has been revoked');
+      request.credential = credential;
+      request.account = credential.account;
+    } catch (error) {
+      refused.set(request, error);
+    }
+  });
+  if (rateLimiter) app.addHook('preValidation', rateLimiter);
+  app.addHook('preValidation', async (request) => {
+    if (refused.has(request)) throw refused.get(request);
+    if (request.credential) authorize(request.credential, request);
   });
 };

@@ -5,6 +5,7 @@ import { AppError, type ErrorKind } from '@wagw/lib';
 export const HTTP_STATUS: Record<ErrorKind, number> = {
   invalid_argument: 400,
   unauthenticated: 401,
+  permission_denied: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,
@@ -41,7 +42,4 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'Internal error', code: 'internal' });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'route_not_found' }),
-  );
 };

@@ -1,7 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { DELIVERY_STATUSES, oneOf } from '@wagw/lib';
+import { DELIVERY_STATUSES, oneOf, PAGE_LIMIT } from '@wagw/lib';
 import type { WebhooksClientApi } from '../webhooksClient';
-import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, NextCursor, PageLimit } from '../schemas';
 
 const DeliveryId = Type.String({ pattern: '^evt_[0-9]+_[0-9]+$', description: 'The webhook-id of the delivery' });
 
@@ -33,23 +33,26 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
     {
       schema: {
         tags,
-        summary: "The instance's webhook deliveries, newest first, with every attempt",
+        operationId: 'listWebhookDeliveries',
+        summary: "The instance's webhook deliveries, newest first, with every attempt, a page at a time",
         description: 'status: pending (waiting or retrying), delivered, dead (dead-lettered: retries exhausted or 410 Gone), dropped (webhook was off).',
         querystring: Type.Object({
           instance_id: InstanceId,
           status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          cursor: Type.Optional(DeliveryId),
+          limit: PageLimit,
           access_token: AccessToken,
         }),
-        response: { 200: envelope({ deliveries: Type.Array(Delivery) }), ...errorResponses(...COMMON_ERRORS, 404) },
+        response: { 200: envelope({ deliveries: Type.Array(Delivery), next_cursor: NextCursor }), ...errorResponses(...COMMON_ERRORS, 404) },
       },
     },
     async (request) => {
-      const { instance_id: instanceId, status = '', limit = 100 } = request.query;
-      const { deliveries } = await webhooks.list({ account: request.account, instanceId, status, limit });
+      const { instance_id: instanceId, status = '', limit = PAGE_LIMIT.default, cursor = '' } = request.query;
+      const { deliveries, nextCursor } = await webhooks.list({ account: request.account, instanceId, status, limit, cursor });
       return {
         status: 200,
         message: `${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`,
+        next_cursor: nextCursor || null,
         deliveries: deliveries.map((d) => ({
           delivery_id: d.deliveryId,
           event_type: d.eventType,
@@ -76,6 +79,7 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
     {
       schema: {
         tags,
+        operationId: 'redeliverWebhooks',
         summary: 'Redeliver one failed (dead-lettered) delivery, or all of them',
         description:
           'With delivery_id: that delivery (409 unless it is dead). Without: every dead delivery of the instance. Each starts the retry schedule again.',

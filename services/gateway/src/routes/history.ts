@@ -56,6 +56,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     {
       schema: {
         tags,
+        operationId: 'getHistory',
         summary: "An instance's audit trail",
         description:
           'Every event of the instance and of its messages, oldest first, optionally filtered. Pass next_cursor back as cursor (with the same filters) for the next page; null means the end. A page holds whole commits and at most limit events (one commit larger than limit is returned whole); with filters it may hold fewer, even none, with a next_cursor to go on.',
@@ -78,6 +79,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     {
       schema: {
         tags,
+        operationId: 'exportHistory',
         summary: "An instance's whole audit trail as NDJSON",
         description:
           'Streams the history (same filters as /history) as application/x-ndjson: one event per line, oldest first, then a last line `{"next_cursor": ...}` (null: the end was reached). If the export breaks off (the service became unavailable), the last line is `{"error", "code", "next_cursor"}`: resume with cursor=next_cursor. Constant memory: read and written a page at a time.',

@@ -1,13 +1,32 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { idempotencyKeyOf, newCommandId } from '@wagw/lib';
+import { idempotencyKeyOf, INSTANCE_ID_PATTERN, newCommandId, PAGE_LIMIT } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
-import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, InstanceQuery, InstanceView } from '../schemas';
-import { instanceView } from './views';
+import type { SessionsClientApi } from '../sessionsClient';
+import {
+  AccessToken,
+  COMMON_ERRORS,
+  envelope,
+  errorResponses,
+  EXAMPLE_ID,
+  EXAMPLE_INSTANCE,
+  EXAMPLE_QUOTAS,
+  IdempotencyHeaders,
+  InstanceId,
+  InstanceQuery,
+  InstanceView,
+  NextCursor,
+  PageLimit,
+  StatusView,
+} from '../schemas';
+import { instanceView, quotasView } from './views';
 
 /** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
 const commandIdOf = (headers: Record<string, unknown>): string => idempotencyKeyOf(headers) ?? newCommandId();
 
-export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
+export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
+  app,
+  { instances, sessions },
+) => {
   const tags = ['Instances'];
 
   app.get(
@@ -15,10 +34,16 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'createInstance',
         summary: 'Create an instance',
-        description: 'Creates a new instance for the calling account. With an Idempotency-Key header, a repeat answers the same instance.',
+        description:
+          'Creates a new instance for the calling account. With an Idempotency-Key header, a repeat answers the same instance. 409 instance_quota_reached when the account has its quota of instances (INSTANCE_QUOTA, default 100).',
         querystring: Type.Object({ access_token: AccessToken }),
-        response: { 200: envelope({ instance_id: InstanceId }), ...errorResponses(...COMMON_ERRORS) },
+        headers: IdempotencyHeaders,
+        response: {
+          200: envelope({ instance_id: InstanceId }, { message: 'Instance created', instance_id: EXAMPLE_ID }),
+          ...errorResponses(...COMMON_ERRORS, 409),
+        },
       },
     },
     async (request) => {
@@ -32,11 +57,13 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'resetInstance',
         summary: 'Reset an instance',
         description:
           'Logs the device out where linked, wipes its session data and pending sends, and returns the instance to state created. Same instance_id; webhook settings and history are kept.',
         querystring: InstanceQuery,
-        response: { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404) },
+        headers: IdempotencyHeaders,
+        response: { 200: envelope({ success: Type.Boolean() }, { message: 'Instance reset', success: true }), ...errorResponses(...COMMON_ERRORS, 404) },
       },
     },
     async (request) => {
@@ -50,6 +77,7 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
+        operationId: 'getStatus',
         summary: "An instance's state and details, now or at a past moment",
         description:
           "With `at` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today's status (state, webhook settings, linked number). An instance created later answers 404.",
@@ -58,13 +86,18 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
           at: Type.Optional(Type.String({ maxLength: 64, description: 'A past moment, ISO 8601', examples: ['2026-11-23T10:00:00Z'] })),
           access_token: AccessToken,
         }),
-        response: { 200: envelope(InstanceView), ...errorResponses(...COMMON_ERRORS, 404) },
+        response: {
+          200: envelope(StatusView, { message: 'Instance status', ...EXAMPLE_INSTANCE, quotas: EXAMPLE_QUOTAS }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
       },
     },
     async (request) => {
       const { instance_id: id, at } = request.query;
-      const instance = await instances.get(request.account, id, at);
-      return { status: 200, message: at ? `Instance status at ${at}` : 'Instance status', ...instanceView(instance) };
+      // The send counts are asked for together with the instance and shown only once it proved to be the caller's.
+      const [instance, sends] = await Promise.all([instances.get(request.account, id, at), sessions.sendUsage({ instanceId: id })]);
+      const message = at ? `Instance status at ${at}` : 'Instance status';
+      return { status: 200, message, ...instanceView(instance), quotas: quotasView(instance, sends) };
     },
   );
 
@@ -73,14 +106,27 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
     {
       schema: {
         tags,
-        summary: "The calling account's instances",
-        querystring: Type.Object({ access_token: AccessToken }),
-        response: { 200: envelope({ instances: Type.Array(Type.Object(InstanceView)) }), ...errorResponses(...COMMON_ERRORS) },
+        operationId: 'listInstances',
+        summary: "The calling account's instances, oldest first, a page at a time",
+        description: 'Pass next_cursor back as cursor for the next page; null means the end. A cursor that is not from this list answers 400 invalid_cursor.',
+        querystring: Type.Object({
+          cursor: Type.Optional(Type.String({ pattern: INSTANCE_ID_PATTERN, description: 'next_cursor of the previous page' })),
+          limit: PageLimit,
+          access_token: AccessToken,
+        }),
+        response: {
+          200: envelope(
+            { instances: Type.Array(Type.Object(InstanceView)), next_cursor: NextCursor },
+            { message: '1 instance(s)', instances: [EXAMPLE_INSTANCE], next_cursor: null },
+          ),
+          ...errorResponses(...COMMON_ERRORS),
+        },
       },
     },
     async (request) => {
-      const { instances: list } = await instances.list(request.account);
-      return { status: 200, message: `${list.length} instance(s)`, instances: list.map(instanceView) };
+      const { cursor = '', limit = PAGE_LIMIT.default } = request.query;
+      const { instances: list, nextCursor } = await instances.list(request.account, cursor, limit);
+      return { status: 200, message: `${list.length} instance(s)`, instances: list.map(instanceView), next_cursor: nextCursor || null };
     },
   );
 };

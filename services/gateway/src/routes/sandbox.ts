@@ -17,6 +17,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     {
       schema: {
         tags,
+        operationId: 'sandboxScan',
         summary: 'Sandbox: scan the current QR code with a simulated phone',
         querystring: Type.Object({ instance_id: InstanceId, number: Type.String({ pattern: PHONE_NUMBER_PATTERN }), access_token: AccessToken }),
         response: Ok,
@@ -34,6 +35,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     {
       schema: {
         tags,
+        operationId: 'sandboxInbound',
         summary: 'Sandbox: a simulated contact sends the instance a text message',
         querystring: Type.Object({
           instance_id: InstanceId,

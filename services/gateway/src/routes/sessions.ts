@@ -17,12 +17,16 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCli
     {
       schema: {
         tags,
+        operationId: 'getQrCode',
         summary: 'The QR code that links the instance',
         description:
           'Starts a connection when none runs and waits (bounded) for the platform to issue a QR code; scan it with the phone (Linked devices). Answers 409 when the instance is already connected.',
         querystring: InstanceQuery,
         response: {
-          200: envelope({ qrcode: Type.String({ description: 'data:image/png;base64,... PNG of the QR code' }) }),
+          200: envelope(
+            { qrcode: Type.String({ description: 'data:image/png;base64,... PNG of the QR code' }) },
+            { message: 'Scan this QR code with the phone', qrcode: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA...' },
+          ),
           ...errorResponses(...COMMON_ERRORS, 404, 409),
         },
       },
@@ -44,6 +48,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCli
     {
       schema: {
         tags,
+        operationId: 'reconnect',
         summary: "Restart the instance's platform connection",
         querystring: InstanceQuery,
         response: { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404, 409) },

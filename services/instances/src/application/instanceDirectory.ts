@@ -1,12 +1,32 @@
-import { InstanceStates, type ExistingInstance } from '@wagw/lib';
+import { InstanceStates, type EventStore, type ExistingInstance, type Logger } from '@wagw/lib';
 
-/** The read model behind "list an account's instances": every instance's state. */
+/** The order of an account's instances: oldest first (ids break ties). */
+export const byCreation = (a: ExistingInstance, b: ExistingInstance): number =>
+  a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId);
+
+/** The read model behind "list an account's instances" and the instance quota: every instance's state. */
 export class InstanceDirectory extends InstanceStates {
+  private readonly perAccount = new Map<string, number>();
+
+  constructor(store: EventStore, logger: Logger) {
+    super(store, logger);
+    this.onChange(({ before, after }) => {
+      if (!before.exists) this.perAccount.set(after.account, this.countOf(after.account) + 1);
+    });
+  }
+
   /** The account's instances, oldest first, after catching up with everything committed before the call. */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
     await this.catchUp(timeoutMs);
-    return [...this.all()]
-      .filter((s) => s.account === account)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId));
+    return [...this.all()].filter((s) => s.account === account).sort(byCreation);
+  }
+
+  /** How many instances the account has, as far as the model has seen (no wait: the quota check on create). */
+  countOf(account: string): number {
+    return this.perAccount.get(account) ?? 0;
+  }
+
+  has(instanceId: string): boolean {
+    return this.stateOf(instanceId) !== undefined;
   }
 }

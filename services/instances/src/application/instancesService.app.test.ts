@@ -50,6 +50,28 @@ describe('InstancesService (application, in-memory store)', () => {
   afterEach(() => directory.stop());
 
   describe('create', () => {
+    it('refuses a new instance over the account quota (409 instance_quota_reached), but not a retried create or another account', async () => {
+      const limited = new InstancesService({
+        store,
+        secrets: new InMemoryWebhookSecretStore(),
+        directory,
+        checkWebhookUrl: async () => undefined,
+        instanceQuota: 2,
+        now: () => new Date(NOW),
+      });
+      await given(instance(ID, created()), instance(OTHER_ID, created(OTHER_ID)))
+        .when(async () => {
+          await directory.catchUp(1_000);
+          return limited.create('acme', 'create-3');
+        })
+        .thenThrows({ kind: 'conflict', code: 'instance_quota_reached' });
+      const { answer } = await given()
+        .when(async () => [(await limited.create('acme', 'create-1')).instance.instanceId, (await limited.create('other', 'o-1')).instance.account])
+        .then({ commits: [instance(instanceIdFor('other', 'o-1'), created(instanceIdFor('other', 'o-1'), 'other'))] });
+      expect(answer).toEqual([ID, 'other']);
+      expect(limited.instanceUsage('acme')).toEqual({ used: 2, max: 2 });
+    });
+
     it('creates an instance whose id derives from the account and the command id', async () => {
       await given()
         .when(() => service.create('acme', 'create-1'))
@@ -115,7 +137,27 @@ describe('InstancesService (application, in-memory store)', () => {
         });
       expect(answer[0]!.signingSecret).toMatch(/^whsec_/);
       expect(answer[1]!.signingSecret).toBe(answer[0]!.signingSecret);
-      expect(answer[1]!.instance.webhook).toEqual({ url: 'https://hooks.example/b', enabled: true });
+      expect(answer[1]!.instance.webhook).toEqual({ url: 'https://hooks.example/b', enabled: true, events: [] });
+    });
+
+    it('records an event filter in the documented order and shows it in the status; an unknown type is a 400', async () => {
+      const { answer } = await given(instance(ID, created()))
+        .when(async () => {
+          await service.setWebhook('acme', ID, 'https://hooks.example/a', true, 'hook-1', ['message.failed', 'message.received', 'message.failed']);
+          return service.get('acme', ID);
+        })
+        .then({
+          commits: [
+            instance(
+              ID,
+              instanceEvent('WebhookConfigured', NOW, { url: 'https://hooks.example/a', enabled: true, events: ['message.received', 'message.failed'] }),
+            ),
+          ],
+        });
+      expect(answer.instance.webhook).toEqual({ url: 'https://hooks.example/a', enabled: true, events: ['message.received', 'message.failed'] });
+      await given(instance(ID, created()))
+        .when(() => service.setWebhook('acme', ID, 'https://hooks.example/a', true, 'hook-1', ['message.recieved']))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_events' });
     });
 
     it("answers 404 for another account's instance and stores nothing", async () => {
@@ -232,7 +274,32 @@ describe('InstancesService (application, in-memory store)', () => {
         .when(() => service.list('acme'))
         .then({ commits: [] });
       // Same creation time: the id breaks the tie.
-      expect(answer.map((i) => i.instanceId)).toEqual([ID, OTHER_ID].sort());
+      expect(answer.items.map((i) => i.instanceId)).toEqual([ID, OTHER_ID].sort());
+      expect(answer.nextCursor).toBeNull();
+    });
+
+    it('pages with a cursor and a limit: every instance once, in order, then a null cursor', async () => {
+      const ids = [1, 2, 3, 4, 5].map((n) => instanceIdFor('acme', `c-${n}`));
+      const { answer } = await given(...ids.map((id) => instance(id, created(id))))
+        .when(async () => {
+          const seen: string[] = [];
+          let cursor = '';
+          for (let page = 0; page < 10; page++) {
+            const { items, nextCursor } = await service.list('acme', cursor, 2);
+            seen.push(...items.map((i) => i.instanceId));
+            if (!nextCursor) break;
+            cursor = nextCursor;
+          }
+          return seen;
+        })
+        .then({ commits: [] });
+      expect(answer).toEqual([...ids].sort());
+    });
+
+    it("refuses a cursor that is not one of the account's instances (400 invalid_cursor)", async () => {
+      await given(instance(ID, created()), instance(instanceIdFor('other', 'x'), created(instanceIdFor('other', 'x'), 'other')))
+        .when(() => service.list('acme', instanceIdFor('other', 'x'), 10))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_cursor' });
     });
   });
 });

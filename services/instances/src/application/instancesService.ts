@@ -2,20 +2,25 @@ import {
   AggregateCache,
   assertInstanceId,
   assertWebhookUrl,
+  conflict,
   handleCommand,
   instanceIdFor,
   instanceStream,
   invalidArgument,
   loadAggregate,
   newCommandId,
+  PAGE_LIMIT,
+  pageAfter,
   parseIsoTime,
+  parseWebhookEventFilter,
+  type Page,
   stateAt,
   type EventStore,
   type WebhookSecretStore,
 } from '@wagw/lib';
 import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '@wagw/lib';
 import { parseFilters, readHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
-import type { InstanceDirectory } from './instanceDirectory';
+import { byCreation, type InstanceDirectory } from './instanceDirectory';
 
 export interface InstanceView {
   instance: ExistingInstance;
@@ -30,6 +35,8 @@ export interface InstancesServiceDeps {
   directory: InstanceDirectory;
   /** Refuses a webhook URL the gateway must not call (the SSRF guard); resolves when it is acceptable. */
   checkWebhookUrl: (url: string) => Promise<void>;
+  /** Instances an account may create; 0 = no limit. */
+  instanceQuota?: number;
   now?: () => Date;
 }
 
@@ -45,7 +52,25 @@ export class InstancesService {
   async create(account: string, commandId: string): Promise<InstanceView> {
     if (!commandId) throw invalidArgument('invalid_command_id', 'command_id is required');
     const instanceId = instanceIdFor(account, commandId);
+    this.assertInstanceQuota(account, instanceId);
     return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() });
+  }
+
+  /** The account's instance count and quota (0 = none), as `status` shows them. */
+  instanceUsage(account: string): { used: number; max: number } {
+    return { used: this.deps.directory.countOf(account), max: this.deps.instanceQuota ?? 0 };
+  }
+
+  /**
+   * Refuses a new instance over the account's quota (a retried create of an existing one passes). Checked against the
+   * read model without waiting for it, to keep create fast: creates racing on several replicas within the model's
+   * lag (milliseconds) may each pass.
+   */
+  private assertInstanceQuota(account: string, instanceId: string): void {
+    const { used, max } = this.instanceUsage(account);
+    if (max > 0 && used >= max && !this.deps.directory.has(instanceId)) {
+      throw conflict('instance_quota_reached', `The account has ${used} of its ${max} instances; reset and reuse one, or ask for a higher quota`);
+    }
   }
 
   /** The instance now, or as it was at `at` (ISO 8601; its history folded up to then by the same evolve as today's state). */
@@ -63,15 +88,33 @@ export class InstancesService {
     return { instance: state, version };
   }
 
-  async list(account: string): Promise<ExistingInstance[]> {
-    return this.deps.directory.list(account, LIST_CATCH_UP_MS);
+  /** The account's instances, oldest first, a page at a time (`cursor`: the last instance id of the previous page). */
+  async list(account: string, cursor = '', limit: number = PAGE_LIMIT.default): Promise<Page<ExistingInstance>> {
+    const instances = await this.deps.directory.list(account, LIST_CATCH_UP_MS);
+    return pageAfter({
+      items: instances,
+      compare: byCreation,
+      cursorOf: (i) => i.instanceId,
+      find: (id) => instances.find((i) => i.instanceId === id),
+      cursor,
+      limit,
+    });
   }
 
-  async setWebhook(account: string, instanceId: string, url: string, enabled: boolean, commandId: string): Promise<InstanceView & { signingSecret: string }> {
+  /** `eventFilter`: the webhook event types to deliver (empty = all). */
+  async setWebhook(
+    account: string,
+    instanceId: string,
+    url: string,
+    enabled: boolean,
+    commandId: string,
+    eventFilter: readonly string[] = [],
+  ): Promise<InstanceView & { signingSecret: string }> {
     assertInstanceId(instanceId);
     assertWebhookUrl(url);
+    const events = parseWebhookEventFilter(eventFilter);
     await this.deps.checkWebhookUrl(url);
-    const view = await this.run(instanceId, commandId, { type: 'ConfigureWebhook', account, url, enabled, now: this.timestamp() });
+    const view = await this.run(instanceId, commandId, { type: 'ConfigureWebhook', account, url, enabled, events, now: this.timestamp() });
     return { ...view, signingSecret: await this.deps.secrets.getOrCreate(instanceId) };
   }
 

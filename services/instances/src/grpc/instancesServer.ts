@@ -22,13 +22,15 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
   }),
   Get: unaryHandler(logger, 'Get', async (r) => {
     const view = await service.get(r.account, r.instanceId, r.at);
-    return toInstanceMessage(view.instance, view.version);
+    const { used, max } = service.instanceUsage(r.account);
+    return { ...toInstanceMessage(view.instance, view.version), accountInstances: used, instanceQuota: max };
   }),
-  List: unaryHandler(logger, 'List', async (r) => ({
-    instances: (await service.list(r.account)).map((i) => toInstanceMessage(i, 0)),
-  })),
+  List: unaryHandler(logger, 'List', async (r) => {
+    const page = await service.list(r.account, r.cursor, r.limit);
+    return { instances: page.items.map((i) => toInstanceMessage(i, 0)), nextCursor: page.nextCursor ?? '' };
+  }),
   SetWebhook: unaryHandler(logger, 'SetWebhook', async (r) => {
-    const view = await service.setWebhook(r.account, r.instanceId, r.url, r.enabled, r.commandId);
+    const view = await service.setWebhook(r.account, r.instanceId, r.url, r.enabled, r.commandId, r.events);
     return { instance: toInstanceMessage(view.instance, view.version), signingSecret: view.signingSecret };
   }),
   Reset: unaryHandler(logger, 'Reset', async (r) => {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
+  AppError,
   assertInstanceId,
   conflict,
   invalidArgument,
@@ -12,6 +13,13 @@ import {
   type EventStore,
 } from '@wagw/lib';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
+import type { SendLedger } from '../registry/sendLedger';
+
+/** Per instance: sends waiting to go out, and sends accepted per UTC day; 0 = no limit. */
+export interface SendQuotas {
+  queueMax: number;
+  dailyCap: number;
+}
 
 export interface SendCommand {
   account: string;
@@ -37,7 +45,25 @@ export class MessagesService {
     private readonly events: EventStore,
     private readonly registry: InstanceRegistry,
     private readonly checkMediaUrl: (url: string) => Promise<void>,
+    private readonly limits: { ledger: SendLedger; quotas: SendQuotas } | null = null,
   ) {}
+
+  /** The instance's send quotas and how much of them is used (`status`); max 0 = no limit. */
+  sendUsage(instanceId: string, now = new Date()): { queued: number; queueMax: number; today: number; dailyCap: number } {
+    const { ledger, quotas } = this.limits ?? { ledger: null, quotas: { queueMax: 0, dailyCap: 0 } };
+    return { queued: ledger?.queued(instanceId) ?? 0, queueMax: quotas.queueMax, today: ledger?.acceptedOn(instanceId, now) ?? 0, dailyCap: quotas.dailyCap };
+  }
+
+  /** Backpressure and the ban guard: a full queue or a spent daily cap is a 429 that says which, never growth without bound. */
+  private assertSendQuota(instanceId: string): void {
+    const { queued, queueMax, today, dailyCap } = this.sendUsage(instanceId);
+    if (queueMax > 0 && queued >= queueMax) {
+      throw new AppError('rate_limited', 'send_queue_full', `${queued} sends of this instance wait to go out (at most ${queueMax}); retry once some went out`);
+    }
+    if (dailyCap > 0 && today >= dailyCap) {
+      throw new AppError('rate_limited', 'daily_send_cap_reached', `The instance accepted its ${dailyCap} sends of today (UTC); retry tomorrow`);
+    }
+  }
 
   async accept(command: SendCommand): Promise<string> {
     assertInstanceId(command.instanceId);
@@ -59,6 +85,7 @@ export class MessagesService {
     if (!facts || facts.account !== command.account) throw notFound('instance_not_found', 'Instance not found');
     if (facts.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
     if (!facts.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    this.assertSendQuota(command.instanceId);
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
     const accepted = messageEvent('MessageAccepted', new Date().toISOString(), {
       message_id: messageId,

@@ -25,4 +25,8 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
     await owner.sandboxInbound(r.instanceId, r.from, r.pushName, r.text);
     return { success: true };
   }),
+  SendUsage: unaryHandler(logger, 'SendUsage', async (r) => {
+    assertInstanceId(r.instanceId);
+    return messages.sendUsage(r.instanceId);
+  }),
 });

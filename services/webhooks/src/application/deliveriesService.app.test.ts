@@ -94,14 +94,14 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       const { answer } = await given(...history)
         .when(() => service.list('acme', ID, '', 0))
         .then({ commits: [] });
-      expect(answer.map((d) => [d.deliveryId, d.status])).toEqual([
+      expect(answer.items.map((d) => [d.deliveryId, d.status])).toEqual([
         ['evt_5_0', 'dead'],
         ['evt_4_0', 'dropped'],
         ['evt_3_0', 'pending'],
         ['evt_2_0', 'dead'],
         ['evt_1_0', 'delivered'],
       ]);
-      expect(answer[3]).toMatchObject({
+      expect(answer.items[3]).toMatchObject({
         eventType: 'message.sent',
         reason: 'endpoint answered 410 Gone',
         attempts: [{ attempt: 1, url: HOOK_URL, outcome: 'gone', status: 410, worker: 'w1' }],
@@ -112,14 +112,26 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       const { answer } = await given(...history)
         .when(() => service.list('acme', ID, 'dead', 100))
         .then({ commits: [] });
-      expect(answer.map((d) => d.deliveryId)).toEqual(['evt_5_0', 'evt_2_0']);
+      expect(answer.items.map((d) => d.deliveryId)).toEqual(['evt_5_0', 'evt_2_0']);
     });
 
-    it('answers at most `limit` deliveries', async () => {
+    it('answers at most `limit` deliveries and a cursor that goes on after them, to the end', async () => {
       const { answer } = await given(...history)
-        .when(() => service.list('acme', ID, '', 2))
+        .when(async () => {
+          const first = await service.list('acme', ID, '', 2);
+          const second = await service.list('acme', ID, '', 2, first.nextCursor ?? '');
+          const last = await service.list('acme', ID, '', 2, second.nextCursor ?? '');
+          return [first, second, last];
+        })
         .then({ commits: [] });
-      expect(answer.map((d) => d.deliveryId)).toEqual(['evt_5_0', 'evt_4_0']);
+      expect(answer.map((p) => p.items.map((d) => d.deliveryId))).toEqual([['evt_5_0', 'evt_4_0'], ['evt_3_0', 'evt_2_0'], ['evt_1_0']]);
+      expect(answer.map((p) => p.nextCursor)).toEqual(['evt_4_0', 'evt_2_0', null]);
+    });
+
+    it('refuses a cursor that names none of the instance deliveries (400 invalid_cursor)', async () => {
+      await given(...history)
+        .when(() => service.list('acme', ID, '', 2, 'evt_99_0'))
+        .thenThrows({ kind: 'invalid_argument', code: 'invalid_cursor' });
     });
 
     it('shows a redelivered delivery as pending again, keeping its earlier attempts', async () => {
@@ -129,7 +141,9 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       })
         .when(() => service.list('acme', ID, '', 10))
         .then({ commits: [] });
-      expect(answer).toMatchObject([{ deliveryId: 'evt_2_0', status: 'pending', reason: null, round: 1, attemptsInRound: 0, attempts: [{ outcome: 'gone' }] }]);
+      expect(answer.items).toMatchObject([
+        { deliveryId: 'evt_2_0', status: 'pending', reason: null, round: 1, attemptsInRound: 0, attempts: [{ outcome: 'gone' }] },
+      ]);
     });
 
     it('refuses an unknown status', async () => {

@@ -1,4 +1,15 @@
-import { assertInstanceId, conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
+import {
+  assertInstanceId,
+  conflict,
+  DELIVERY_STATUSES,
+  invalidArgument,
+  isVersionConflict,
+  newCommandId,
+  notFound,
+  pageAfter,
+  type EventStore,
+  type Page,
+} from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
@@ -7,6 +18,8 @@ import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 /** How many delivery commits one listing reads at most (newest deliveries beyond it are not shown). */
 const MAX_COMMITS_READ = 20_000;
 
+const newestFirst = (a: Delivery, b: Delivery): number => b.createdAt.localeCompare(a.createdAt) || b.deliveryId.localeCompare(a.deliveryId);
+
 /** The read and redeliver side of webhooks: an instance's deliveries with every attempt, and redelivery of failed ones. */
 export class DeliveriesService {
   constructor(
@@ -14,15 +27,19 @@ export class DeliveriesService {
     private readonly endpoints: EndpointDirectory,
   ) {}
 
-  /** Newest first; `status` filters. */
-  async list(account: string, instanceId: string, status: string, limit: number): Promise<Delivery[]> {
+  /** Newest first, a page at a time (`cursor`: the last delivery id of the previous page); `status` filters. */
+  async list(account: string, instanceId: string, status: string, limit: number, cursor = ''): Promise<Page<Delivery>> {
     await this.assertOwner(account, instanceId);
     if (status && !DELIVERY_STATUSES.some((s) => s === status)) throw invalidArgument('invalid_status', `status must be ${DELIVERY_STATUSES.join(', ')}`);
     const all = (await this.readAll(instanceId)).map((read) => read.delivery);
-    return all
-      .filter((d) => !status || d.status === (status as DeliveryStatus))
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.deliveryId.localeCompare(a.deliveryId))
-      .slice(0, Math.min(Math.max(limit || 100, 1), 1_000));
+    return pageAfter({
+      items: all.filter((d) => !status || d.status === (status as DeliveryStatus)).sort(newestFirst),
+      compare: newestFirst,
+      cursorOf: (d) => d.deliveryId,
+      find: (id) => all.find((d) => d.deliveryId === id),
+      cursor,
+      limit,
+    });
   }
 
   /** Redelivers one dead-lettered delivery, or all of them when `deliveryId` is empty; answers the ids. */

@@ -5,12 +5,16 @@ export interface Endpoint {
   account: string;
   url: string | null;
   enabled: boolean;
+  /** The webhook event types it takes; empty = all. */
+  events: readonly string[];
 }
 
 /** Every instance's webhook settings, as the instance aggregate's state has them. */
 export class EndpointDirectory extends InstanceStates {
   get(instanceId: string): Endpoint | undefined {
     const state = this.stateOf(instanceId);
-    return state ? { account: state.account, url: state.webhook?.url ?? null, enabled: state.webhook?.enabled ?? false } : undefined;
+    return state
+      ? { account: state.account, url: state.webhook?.url ?? null, enabled: state.webhook?.enabled ?? false, events: state.webhook?.events ?? [] }
+      : undefined;
   }
 }

@@ -21,9 +21,10 @@ const toRecord = (d: Delivery): DeliveryRecordInput => ({
 });
 
 export const webhooksHandlers = (service: DeliveriesService, logger: Logger): WebhooksHandlers => ({
-  ListDeliveries: unaryHandler(logger, 'ListDeliveries', async (r) => ({
-    deliveries: (await service.list(r.account, r.instanceId, r.status, r.limit)).map(toRecord),
-  })),
+  ListDeliveries: unaryHandler(logger, 'ListDeliveries', async (r) => {
+    const page = await service.list(r.account, r.instanceId, r.status, r.limit, r.cursor);
+    return { deliveries: page.items.map(toRecord), nextCursor: page.nextCursor ?? '' };
+  }),
   Redeliver: unaryHandler(logger, 'Redeliver', async (r) => ({
     deliveryIds: await service.redeliver(r.account, r.instanceId, r.deliveryId),
   })),

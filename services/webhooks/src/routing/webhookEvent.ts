@@ -1,20 +1,4 @@
-import type { Commit, RecordedEvent } from '@wagw/lib';
-
-/** The webhook event types a receiver can get (documented in the README and the OpenAPI description). */
-export const WEBHOOK_EVENT_TYPES = {
-  MessageReceived: 'message.received',
-  MessageSent: 'message.sent',
-  MessageDelivered: 'message.delivered',
-  MessageRead: 'message.read',
-  MessageFailed: 'message.failed',
-  InstanceConnected: 'instance.connected',
-  InstanceDisconnected: 'instance.disconnected',
-  InstanceLoggedOut: 'instance.logged_out',
-  InstanceFailed: 'instance.failed',
-  InstanceReset: 'instance.reset',
-} as const;
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK_EVENT_TYPES];
+import { WEBHOOK_EVENT_TYPES, type Commit, type RecordedEvent, type WebhookEventType } from '@wagw/lib';
 
 /** The body a receiver gets: `{ id, type, instance_id, timestamp, data }`. No QR content, no secrets. */
 export interface WebhookEvent {

@@ -1,4 +1,4 @@
-import { Lanes, isVersionConflict, type Delivery as StoreDelivery, type EventStore, type Logger, type NewEvent } from '@wagw/lib';
+import { Lanes, isVersionConflict, webhookWants, type Delivery as StoreDelivery, type EventStore, type Logger, type NewEvent } from '@wagw/lib';
 import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
 import { disableWebhook } from '../endpoints/disableWebhook';
@@ -56,6 +56,8 @@ export class Router {
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
         if (!endpoint?.enabled || !endpoint.url) break;
+        // Types outside the webhook's event filter are not delivered (nor recorded): they stay in the history.
+        if (!webhookWants(endpoint.events, webhook.type)) continue;
         const heartbeat = setInterval(() => delivery.inProgress(), 10_000);
         try {
           await this.firstAttempt(instanceId, webhook, endpoint.url, delivery.deliveryCount > 1);

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Answers a known path called with a method it does not take with 405 and `Allow` (RFC 9110 §15.5.6), and an unknown
+ * path with 404; both with the JSON error body. Must be registered before the routes, so it sees each one added.
+ */
+export const registerMethodNotAllowed = (app: FastifyInstance): void => {
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', ({ url, method }) => {
+    const methods = methodsByPath.get(url) ?? new Set<string>();
+    for (const m of Array.isArray(method) ? method : [method]) methods.add(m);
+    methodsByPath.set(url, methods);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = methodsByPath.get(path);
+    if (allowed) {
+      const allow = [...allowed].sort().join(', ');
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send({ error: `Method ${request.method} is not allowed on ${path}; use ${allow}`, code: 'method_not_allowed' });
+    }
+    return reply.code(404).send({ error: `Route ${request.method} ${path} not found`, code: 'route_not_found' });
+  });
+};

@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError, notFound, type Credential, type TokenScope } from '@wagw/lib';
+
+/** The scope each route needs from an instance token (README "Keys"); a route not listed needs `manage`. */
+const SCOPE_OF_ROUTE: Record<string, TokenScope> = {
+  '/v1/send': 'send',
+  '/v1/status': 'read',
+  '/v1/history': 'read',
+  '/v1/history/export': 'read',
+  '/v1/webhook_deliveries': 'read',
+};
+
+/** Routes about the account rather than one instance: an instance token cannot call them. */
+const ACCOUNT_ROUTES = new Set(['/v1/create_instance', '/v1/list_instances', '/v1/revoke_token']);
+
+const forbidden = (code: string, message: string): AppError => new AppError('permission_denied', code, message);
+
+const instanceIdOf = (request: FastifyRequest): unknown =>
+  (request.query as Record<string, unknown> | undefined)?.instance_id ?? (request.body as Record<string, unknown> | undefined)?.instance_id;
+
+/**
+ * Holds an instance token to its instance and scopes: an account route or a missing scope is a 403 that says which;
+ * another instance answers 404, exactly like another account's. An account token may do everything.
+ */
+export const authorize = (credential: Credential, request: FastifyRequest): void => {
+  if (credential.instanceId === null) return;
+  const route = request.routeOptions.url ?? '';
+  if (ACCOUNT_ROUTES.has(route)) throw forbidden('account_token_required', `${route} needs an account token; this token is limited to one instance`);
+  const scope = SCOPE_OF_ROUTE[route] ?? 'manage';
+  if (!credential.scopes.includes(scope))
+    throw forbidden('insufficient_scope', `${route} needs the ${scope} scope; this token has ${credential.scopes.join(', ')}`);
+  const instanceId = instanceIdOf(request);
+  if (instanceId !== undefined && instanceId !== credential.instanceId) throw notFound('instance_not_found', 'Instance not found');
+};

@@ -1,0 +1,97 @@
+import { WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
+import { stackWithReceiver } from '../harness/receiverStack';
+
+describe('HTTP semantics: methods, paging, webhook event filters', () => {
+  const context = stackWithReceiver();
+
+  const create = async (account: string): Promise<string> => (await context.stack.call('/v1/create_instance', { account })).body.instance_id as string;
+
+  it('answers a known path with a wrong method 405, the Allow header and the JSON error body; an unknown path 404', async () => {
+    const response = await fetch(`${context.stack.baseUrl}/v1/create_instance`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${context.stack.token()}` },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(await response.json()).toEqual({ error: expect.stringContaining('DELETE'), code: 'method_not_allowed' });
+    const send = await context.stack.call('/v1/send', { method: 'PUT', body: '{}' });
+    expect(send.status).toBe(405);
+    const unknown = await context.stack.call('/v1/nothing_here');
+    expect(unknown).toEqual({ status: 404, body: { error: 'Route GET /v1/nothing_here not found', code: 'route_not_found' } });
+  });
+
+  it('pages list_instances with a cursor and a limit: every instance once, oldest first, then next_cursor null', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await create('pager'));
+    const seen: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 10; page++) {
+      const r = await context.stack.call(`/v1/list_instances?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { account: 'pager' });
+      expect(r.status).toBe(200);
+      const instances = r.body.instances as Array<{ instance_id: string }>;
+      expect(instances.length).toBeLessThanOrEqual(2);
+      seen.push(...instances.map((i) => i.instance_id));
+      if (r.body.next_cursor === null) break;
+      cursor = r.body.next_cursor as string;
+    }
+    expect(seen).toEqual(ids);
+  });
+
+  it.each([
+    ['limit=0', 'invalid_request'],
+    ['limit=1001', 'invalid_request'],
+    ['limit=ten', 'invalid_request'],
+    ['cursor=not-an-id', 'invalid_request'],
+  ])('refuses list_instances?%s with a 400 (%s)', async (query, code) => {
+    const r = await context.stack.call(`/v1/list_instances?${query}`);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe(code);
+  });
+
+  it("refuses a well-formed cursor that is not one of the caller's instances with 400 invalid_cursor", async () => {
+    const foreign = await create('someone-else');
+    const r = await context.stack.call(`/v1/list_instances?cursor=${foreign}`, { account: 'pager' });
+    expect(r).toEqual({ status: 400, body: { error: expect.any(String), code: 'invalid_cursor' } });
+    const deliveries = await context.stack.call(`/v1/webhook_deliveries?instance_id=${foreign}&cursor=evt_1_0`, { account: 'someone-else' });
+    expect(deliveries.body.code).toBe('invalid_cursor');
+  });
+
+  it('shows every event type in status when set_webhook had no filter, and the filter when it had one', async () => {
+    const id = await create('acme');
+    const url = encodeURIComponent('https://hooks.example.com/x');
+    await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${url}`);
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toEqual({
+      url: 'https://hooks.example.com/x',
+      enabled: true,
+      events: [...WEBHOOK_EVENT_TYPE_NAMES],
+    });
+    const set = await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${url}&events=message.failed,%20message.received`);
+    expect(set.status).toBe(200);
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toMatchObject({ events: ['message.received', 'message.failed'] });
+  });
+
+  it('refuses an unknown event type in the filter with 400 invalid_events naming it', async () => {
+    const id = await create('acme');
+    const r = await context.stack.call(
+      `/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent('https://hooks.example.com/x')}&events=message.recieved`,
+    );
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: expect.stringContaining('message.recieved'), code: 'invalid_events' });
+  });
+
+  it('delivers only the event types of the filter: a reset outside it is not delivered, one inside it is', async () => {
+    const id = await create('acme');
+    const hook = encodeURIComponent(context.receiver.url('/filtered'));
+    const off = await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${hook}&events=message.received`);
+    context.receiver.secret('/filtered', off.body.signing_secret as string);
+    expect((await context.stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${hook}&events=instance.reset`);
+    expect((await context.stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    await context.receiver.waitFor('/filtered', 1);
+    // An instance's events go out in order, so the first reset was decided on before the second one was delivered.
+    const got = context.receiver.received.filter((r) => r.path === '/filtered');
+    expect(got.map((r) => r.body.type)).toEqual(['instance.reset']);
+    const deliveries = await context.stack.call(`/v1/webhook_deliveries?instance_id=${id}`);
+    expect((deliveries.body.deliveries as unknown[]).length).toBe(1);
+  });
+});

@@ -1,0 +1,72 @@
+import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import { startStack, type TestStack } from '../harness/stack';
+import { testLogger } from '../harness/logger';
+import { sleep } from '../harness/wait';
+
+const tokenIdOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string }).jti;
+
+// Instance tokens and revocation, with two gateway replicas on one NATS.
+describe('keys: instance tokens with scopes, revocation on every replica', () => {
+  let stack: TestStack;
+  let second: RunningGateway;
+  let a: string;
+  let b: string;
+  beforeAll(async () => {
+    stack = await startStack();
+    second = await startGateway({ ...stack.gatewayConfig, replicaId: 'test-gateway-keys-2' }, testLogger('gateway-2'));
+    a = (await stack.client().GET('/create_instance')).data!.instance_id;
+    b = (await stack.client().GET('/create_instance')).data!.instance_id;
+  });
+  afterAll(async () => {
+    await second.close();
+    await stack.close();
+  });
+
+  it('holds an instance token to its instance (another one answers 404) and its scopes (403 insufficient_scope)', async () => {
+    const reader = stack.client({ token: stack.token('acme', { instanceId: a, scopes: ['read'] }) });
+    expect((await reader.GET('/status', { params: { query: { instance_id: a } } })).data?.instance_id).toBe(a);
+    const other = await reader.GET('/status', { params: { query: { instance_id: b } } });
+    expect([other.response.status, other.error?.code]).toEqual([404, 'instance_not_found']);
+    const manage = await reader.GET('/reset_instance', { params: { query: { instance_id: a } } });
+    expect([manage.response.status, manage.error?.code]).toEqual([403, 'insufficient_scope']);
+    const send = await reader.POST('/send', { body: { instance_id: a, number: '4917612345678', type: 'text', message: 'hi' } });
+    expect([send.response.status, send.error]).toEqual([403, { error: expect.stringContaining('send scope'), code: 'insufficient_scope' }]);
+  });
+
+  it('refuses account routes to an instance token with 403 account_token_required', async () => {
+    const manager = stack.client({ token: stack.token('acme', { instanceId: a, scopes: ['send', 'read', 'manage'] }) });
+    for (const path of ['/create_instance', '/list_instances'] as const) {
+      const r = await manager.GET(path);
+      expect([path, r.response.status, r.error?.code]).toEqual([path, 403, 'account_token_required']);
+    }
+    expect((await manager.GET('/reset_instance', { params: { query: { instance_id: a } } })).response.status).toBe(200);
+  });
+
+  it('revokes a token on one replica; the other refuses it with 401 token_revoked within 1 s', async () => {
+    const token = stack.token('acme', { instanceId: a, scopes: ['read'] });
+    const onSecond = () => fetch(`http://127.0.0.1:${second.port}/v1/status?instance_id=${a}`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await onSecond()).status).toBe(200);
+    const revoked = await stack.client().GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
+    expect(revoked.data).toEqual({ status: 200, message: 'Token revoked', success: true });
+    const started = Date.now();
+    let response = await onSecond();
+    for (let i = 0; i < 100 && response.status === 200; i++) {
+      await sleep(10);
+      response = await onSecond();
+    }
+    const ms = Date.now() - started;
+    process.stdout.write(`revocation seen by the other replica after ${ms} ms\n`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: 'The token has been revoked', code: 'token_revoked' });
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it("cannot revoke another account's token, and refuses a malformed token id with 400", async () => {
+    const token = stack.token('acme');
+    await stack.client({ account: 'mallory' }).GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
+    await sleep(200);
+    expect((await stack.client({ token }).GET('/list_instances')).response.status).toBe(200);
+    const bad = await stack.client().GET('/revoke_token', { params: { query: { token_id: 'nope' } } });
+    expect([bad.response.status, bad.error?.code]).toEqual([400, 'invalid_request']);
+  });
+});
