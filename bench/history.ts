@@ -63,8 +63,10 @@ export const runHistoryBench = async (): Promise<HistoryBenchResult> => {
         started = performance.now();
         const response = await fetch(`${base}/history/export?instance_id=${instanceId}`, { headers });
         let lines = 0;
-        const decoder = new TextDecoder();
-        for await (const chunk of response.body!) for (const char of decoder.decode(chunk as Uint8Array, { stream: true })) if (char === '\n') lines++;
+        // Newlines counted on the bytes (a UTF-8 newline is always the byte 10): decoding and walking every character
+        // of the text cost the client about as much as the gateway spent making it.
+        for await (const chunk of response.body!)
+          for (let at = (chunk as Uint8Array).indexOf(10); at !== -1; at = (chunk as Uint8Array).indexOf(10, at + 1)) lines++;
         const exportPerSecond = (lines - 1) / ((performance.now() - started) / 1000);
         if (paged !== events + 1 || lines - 1 !== events + 1)
           throw new Error(`history bench read ${paged} paged and ${lines - 1} exported events of ${events + 1}`);

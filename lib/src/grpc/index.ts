@@ -1,9 +1,10 @@
 export * from './proto';
 export * from './errors';
 export * from './unary';
+export * from './stream';
 export type { InstancesClient, InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
 export type { Instance__Output as InstanceMessage, Instance as InstanceInput } from '../generated/wagw/instances/v1/Instance';
-export type { HistoryEvent as HistoryEventInput } from '../generated/wagw/instances/v1/HistoryEvent';
+export type { HistoryChunk as HistoryChunkInput, HistoryChunk__Output as HistoryChunkMessage } from '../generated/wagw/instances/v1/HistoryChunk';
 export type { HistoryResponse__Output as HistoryMessage } from '../generated/wagw/instances/v1/HistoryResponse';
 export type { ListInstancesResponse__Output as InstanceListMessage } from '../generated/wagw/instances/v1/ListInstancesResponse';
 export type { SetWebhookResponse__Output as SetWebhookMessage } from '../generated/wagw/instances/v1/SetWebhookResponse';

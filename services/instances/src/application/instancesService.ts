@@ -14,8 +14,9 @@ import {
   type WebhookSecretStore,
 } from '@wagw/lib';
 import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '../instance';
-import { parseFilters, readHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
+import { MAX_HISTORY_PAGE, parseFilters, scanHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
 import type { InstanceDirectory } from './instanceDirectory';
+import { OpenScans } from './openScans';
 
 export interface InstanceView {
   instance: ExistingInstance;
@@ -36,6 +37,7 @@ export interface InstancesServiceDeps {
 /** The instances use cases: each validates, runs the aggregate's command handler or reads, and returns views. */
 export class InstancesService {
   private readonly cache = new AggregateCache<InstanceState>();
+  private readonly scans = new OpenScans();
   private readonly now: () => Date;
 
   constructor(private readonly deps: InstancesServiceDeps) {
@@ -81,9 +83,29 @@ export class InstancesService {
   }
 
   /** The instance's events (its own stream and its messages'), oldest first, filtered, a page at a time. */
+  /** One page of the history; the scan behind it stays open a moment for the next page (OpenScans). */
   async history(account: string, instanceId: string, cursor: number, limit: number, filters: HistoryFilters = {}): Promise<HistoryPage> {
     await this.get(account, instanceId);
-    return readHistory(this.deps.store, parseFilters(instanceId, filters), cursor, limit);
+    const parsed = parseFilters(instanceId, filters);
+    const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
+    const keyAt = (at: number): string => JSON.stringify([parsed.pattern, filters.types, filters.since, filters.until, pageSize, at]);
+    const scan = this.scans.take(keyAt(cursor)) ?? scanHistory(this.deps.store, parsed, cursor, pageSize);
+    const page = await scan.next();
+    if (page.done) throw new Error('a history scan yields at least one page');
+    if (page.value.nextSequence === null) await scan.return(undefined);
+    else this.scans.keep(keyAt(page.value.nextSequence), scan);
+    return page.value;
+  }
+
+  /** Closes the history scans kept open between pages. */
+  close(): void {
+    this.scans.closeAll();
+  }
+
+  /** The whole history from `cursor` on, in pages of up to MAX_HISTORY_PAGE events, as one read. */
+  async *exportHistory(account: string, instanceId: string, cursor: number, filters: HistoryFilters = {}): AsyncGenerator<HistoryPage> {
+    await this.get(account, instanceId);
+    yield* scanHistory(this.deps.store, parseFilters(instanceId, filters), cursor, MAX_HISTORY_PAGE);
   }
 
   private async run(instanceId: string, commandId: string, command: InstanceCommand): Promise<InstanceView> {
