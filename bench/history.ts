@@ -50,10 +50,9 @@ export const runHistoryBench = async (): Promise<HistoryBenchResult> => {
         started = performance.now();
         let paged = 0;
         for (let cursor: number | null = 0, pages = 0; cursor !== null && pages < 10_000; pages++) {
-          const page = (await (await fetch(`${base}/history?instance_id=${instanceId}&limit=1000&cursor=${cursor}`, { headers })).json()) as {
-            events: unknown[];
-            next_cursor: number | null;
-          };
+          const response = await fetch(`${base}/history?instance_id=${instanceId}&limit=1000&cursor=${cursor}`, { headers });
+          if (response.status !== 200) throw new Error(`history page at cursor ${cursor}: ${response.status} ${await response.text()}`);
+          const page = (await response.json()) as { events: unknown[]; next_cursor: number | null };
           paged += page.events.length;
           cursor = page.next_cursor;
         }

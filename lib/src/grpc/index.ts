@@ -20,6 +20,8 @@ export type { ListDeliveriesResponse__Output as DeliveryListMessage } from '../g
 export type { DeliveryRecord as DeliveryRecordInput } from '../generated/wagw/webhooks/v1/DeliveryRecord';
 export type { RedeliverRequest } from '../generated/wagw/webhooks/v1/RedeliverRequest';
 export type { RedeliverResponse__Output as RedeliverMessage } from '../generated/wagw/webhooks/v1/RedeliverResponse';
+export type { ReplayRequest } from '../generated/wagw/webhooks/v1/ReplayRequest';
+export type { ReplayResponse__Output as ReplayMessage } from '../generated/wagw/webhooks/v1/ReplayResponse';
 export * from './server';
 export type { SessionsHandlers } from '../generated/wagw/sessions/v1/Sessions';
 export type { GetQrRequest } from '../generated/wagw/sessions/v1/GetQrRequest';

@@ -17,6 +17,7 @@ import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
+import { replayRoutes } from './routes/replay';
 
 export interface GatewayDeps {
   instances: InstancesClientApi;
@@ -96,6 +97,7 @@ export const buildGateway = async ({
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
+      await api.register(replayRoutes, { webhooks });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });
