@@ -1,2 +1,3 @@
 export * from './instanceEvents';
 export * from './messageEvents';
+export * from './upcasters';

@@ -26,7 +26,7 @@ describe('platform facts (what a connection event means for the history)', () =>
     expect(types(lifecycleEvents({ type: 'disconnected', reason: 'qr_expired' }, fresh))).toEqual(['InstanceQrExpired']);
     expect(lifecycleEvents({ type: 'disconnected', reason: 'connection_lost' }, fresh)[0]).toMatchObject({
       type: 'InstanceDisconnected',
-      data: { reason: 'connection_lost' },
+      data: { reason: 'connection_lost', reconnecting: true },
     });
     expect(lifecycleEvents({ type: 'logged_out', reason: 'logged_out_on_phone' }, fresh)[0]).toMatchObject({
       type: 'InstanceLoggedOut',

@@ -40,7 +40,7 @@ export const lifecycleEvents = (event: ConnectionEvent, context: FactContext): I
     case 'disconnected':
       return event.reason === 'qr_expired'
         ? [instanceEvent('InstanceQrExpired', now, {})]
-        : [instanceEvent('InstanceDisconnected', now, { reason: event.reason })];
+        : [instanceEvent('InstanceDisconnected', now, { reason: event.reason, reconnecting: true })];
     case 'logged_out':
       return [instanceEvent('InstanceLoggedOut', now, { reason: event.reason })];
     case 'failed':
