@@ -1,28 +1,19 @@
 import { connectNats, instanceStream, JetStreamEventStore, STREAMS, type NatsHandle } from '@wagw/lib';
-import { startStack, type TestStack } from '../harness/stack';
+import { useReceiverStack } from '../harness/receiverStack';
 import { testLogger } from '../harness/logger';
-import { WebhookReceiver } from '../harness/webhookReceiver';
 
 describe('an event stored in an older schema version, read over HTTP', () => {
-  let stack: TestStack;
-  let receiver: WebhookReceiver;
+  const env = useReceiverStack();
   let nats: NatsHandle;
   beforeAll(async () => {
-    receiver = new WebhookReceiver();
-    await receiver.start();
-    stack = await startStack();
-    nats = await connectNats({ url: stack.nats.url, name: 'schema-test', logger: testLogger('schema-test') });
+    nats = await connectNats({ url: env.stack.nats.url, name: 'schema-test', logger: testLogger('schema-test') });
   });
-  afterAll(async () => {
-    await nats.close();
-    await stack.close();
-    await receiver.stop();
-  });
+  afterAll(() => nats.close());
 
   it('shows InstanceDisconnected v1 in its current shape (v2) in the history, the status and the webhook payload', async () => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    const set = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(receiver.url('/schema'))}`);
-    receiver.secret('/schema', set.body.signing_secret as string);
+    const id = (await env.stack.call('/v1/create_instance')).body.instance_id as string;
+    const set = await env.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(env.receiver.url('/schema'))}`);
+    env.receiver.secret('/schema', set.body.signing_secret as string);
     // Written as a gateway from before v2 wrote it: version 1, no `reconnecting`.
     const store = await JetStreamEventStore.open(nats);
     const at = new Date().toISOString();
@@ -31,14 +22,14 @@ describe('an event stored in an older schema version, read over HTTP', () => {
       commandId: `old-${id}`,
     });
 
-    const history = await stack.call(`/v1/history?instance_id=${id}&types=InstanceDisconnected`);
+    const history = await env.stack.call(`/v1/history?instance_id=${id}&types=InstanceDisconnected`);
     expect(history.body.events).toEqual([
       expect.objectContaining({ type: 'InstanceDisconnected', schema_version: 2, occurred_at: at, data: { reason: 'connection_lost', reconnecting: true } }),
     ]);
-    const status = await stack.call(`/v1/status?instance_id=${id}`);
+    const status = await env.stack.call(`/v1/status?instance_id=${id}`);
     // The status is folded from the upcast event by the same evolve as ever (a never-linked instance stays `created`).
     expect(status.body).toMatchObject({ state: 'created', last_disconnect_reason: 'connection_lost' });
-    const [delivered] = await receiver.waitFor('/schema', 1);
+    const [delivered] = await env.receiver.waitFor('/schema', 1);
     expect(delivered!.body).toMatchObject({ type: 'instance.disconnected', data: { reason: 'connection_lost', reconnecting: true } });
     // The stored event is not rewritten: the log still holds version 1.
     const raw = await nats.jsm.direct.getMessage(STREAMS.events.name, { last_by_subj: `${STREAMS.events.subjectPrefix}.${instanceStream(id)}` });
