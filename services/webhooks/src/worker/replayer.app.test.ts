@@ -11,6 +11,7 @@ import { Replayer } from './replayer';
 
 const ID = instanceIdFor('acme', 'create-1');
 const URL = 'https://hooks.example/replay';
+const SECRET = 'whsec_dGVzdA==';
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const at = (second: number): string => new Date(T0 + second * 1000).toISOString();
 
@@ -27,7 +28,14 @@ describe('Replayer (application, in-memory stores)', () => {
     close: async () => undefined,
   };
   const breaker = new CircuitBreaker();
-  const attempter = new Attempter({ getOrCreate: async () => 'whsec_dGVzdA==' }, client, breaker, { schedule: [0], random: () => 0 }, 'w1', () => new Date());
+  const attempter = new Attempter(
+    { getOrCreate: async () => SECRET, get: async () => SECRET },
+    client,
+    breaker,
+    { schedule: [0], random: () => 0 },
+    'w1',
+    () => new Date(),
+  );
   const replayer = new Replayer(events, deliveries, endpoints, { events, deliveries, attempter, breaker }, testLogger(), {
     ratePerSecond: 1_000,
     ackWaitMs: 5_000,
