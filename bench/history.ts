@@ -50,10 +50,9 @@ export const runHistoryBench = async (): Promise<HistoryBenchResult> => {
         started = performance.now();
         let paged = 0;
         for (let cursor: number | null = 0, pages = 0; cursor !== null && pages < 10_000; pages++) {
-          const page = (await (await fetch(`${base}/history?instance_id=${instanceId}&limit=1000&cursor=${cursor}`, { headers })).json()) as {
-            events: unknown[];
-            next_cursor: number | null;
-          };
+          const response = await fetch(`${base}/history?instance_id=${instanceId}&limit=1000&cursor=${cursor}`, { headers });
+          if (response.status !== 200) throw new Error(`history page at cursor ${cursor}: ${response.status} ${await response.text()}`);
+          const page = (await response.json()) as { events: unknown[]; next_cursor: number | null };
           paged += page.events.length;
           cursor = page.next_cursor;
         }
@@ -63,8 +62,10 @@ export const runHistoryBench = async (): Promise<HistoryBenchResult> => {
         started = performance.now();
         const response = await fetch(`${base}/history/export?instance_id=${instanceId}`, { headers });
         let lines = 0;
-        const decoder = new TextDecoder();
-        for await (const chunk of response.body!) for (const char of decoder.decode(chunk as Uint8Array, { stream: true })) if (char === '\n') lines++;
+        // Newlines counted on the bytes (a UTF-8 newline is always the byte 10): decoding and walking every character
+        // of the text cost the client about as much as the gateway spent making it.
+        for await (const chunk of response.body!)
+          for (let at = (chunk as Uint8Array).indexOf(10); at !== -1; at = (chunk as Uint8Array).indexOf(10, at + 1)) lines++;
         const exportPerSecond = (lines - 1) / ((performance.now() - started) / 1000);
         if (paged !== events + 1 || lines - 1 !== events + 1)
           throw new Error(`history bench read ${paged} paged and ${lines - 1} exported events of ${events + 1}`);

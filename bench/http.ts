@@ -73,9 +73,10 @@ export interface Gateway {
 
 /**
  * The gateway as the quickstart runs it (the launcher: every service its own process) for the time of `fn`: on a
- * nats-server the launcher starts itself (`nats` null), or on the benchmark's `nats` (one server or a cluster).
+ * nats-server the launcher starts itself (`nats` null), or on the benchmark's `nats` (one server or a cluster);
+ * `env` adds settings for the services.
  */
-export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gateway) => Promise<T>): Promise<T> => {
+export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gateway) => Promise<T>, env: Record<string, string> = {}): Promise<T> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wagw-bench-http-'));
   const port = await freePort();
   // With NATS_URL set the launcher starts no nats-server and hands NATS_URL and NATS_REPLICAS to every service.
@@ -83,6 +84,7 @@ export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gatew
   const gateway = spawn(process.execPath, [join(ROOT, 'lib/dist/launcher/main.js')], {
     env: {
       ...process.env,
+      ...env,
       ...natsEnv,
       DATA_DIR: dataDir,
       PORT: String(port),

@@ -5,6 +5,7 @@ import { runBaileysBench } from './baileys';
 import { clusterRows } from './cluster';
 import { runAppendBench, runReadBench } from './eventStore';
 import { runHistoryBench } from './history';
+import { runReplayBench } from './replay';
 import { fmtHttp as http, runHttpBench } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
 import { runStartupBench } from './startup';
@@ -97,6 +98,15 @@ const historyRows = async (rows: ResultRow[]): Promise<void> => {
     ratio: fmtRatio(h.exportPerSecond / h.storePerSecond),
     target: '>= 50,000 events/s',
     met: h.exportPerSecond >= 50_000,
+  });
+  const r = await runReplayBench();
+  rows.push({
+    benchmark: `GET /v1/replay_webhooks: ${fmtInt(r.pastEvents)} past events replayed (WEBHOOK_REPLAY_RATE=${r.replayRate}) while 20 other instances' live events come at ${fmtInt(r.liveOffered)}/s`,
+    result: `replay ${fmtInt(r.replayPerSecond)} deliveries/s; live during it ${fmtInt(r.liveDuringReplay.perSecond)}/s, p50 ${fmtInt(r.liveDuringReplay.p50Ms)} ms`,
+    reference: `live alone: ${fmtInt(r.liveAlone.perSecond)}/s, p50 ${fmtInt(r.liveAlone.p50Ms)} ms`,
+    ratio: fmtRatio(r.liveDuringReplay.perSecond / r.liveAlone.perSecond),
+    target: 'live rate kept (report)',
+    met: null,
   });
 };
 

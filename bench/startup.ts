@@ -104,7 +104,7 @@ export const runStartupBench = async (): Promise<StartupBenchResult> => {
     const instanceCommits: NewEvent[][] = [
       [instanceEvent('InstanceConnecting', at, {}), instanceEvent('InstanceQrIssued', at, {})],
       [instanceEvent('InstanceLinked', at, { number: '4915112345678' }), instanceEvent('InstanceConnected', at, {})],
-      [instanceEvent('InstanceDisconnected', at, { reason: 'connection_lost' })],
+      [instanceEvent('InstanceDisconnected', at, { reason: 'connection_lost', reconnecting: true })],
     ];
     const messageEvents = total - instances * 7;
     log(`startup: filling ${total.toLocaleString('en-US')} events (${instances.toLocaleString('en-US')} instances)...`);

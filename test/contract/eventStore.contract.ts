@@ -127,6 +127,29 @@ export const describeEventStoreContract = (name: string, open: () => Promise<{ s
       expect(await store.version(`${id}.message.*`)).toBe(messages.commits[4]!.sequence);
     });
 
+    it('scans the streams matching a pattern up to the last commit there was when the scan started', async () => {
+      const id = uniqueStream().split('.')[0]!;
+      for (let i = 0; i < 3; i++) await store.append(`${id}.message.M${i}`, [event('M', { i })], { expectedVersion: 0, commandId: `${id}-m${i}` });
+      await store.append(`${id}X.instance`, [event('Other')], { expectedVersion: 0, commandId: `${id}-other` });
+      const seen: unknown[] = [];
+      let from = 0;
+      for await (const commit of store.scanPattern(`${id}.>`, 0)) {
+        seen.push(commit.events[0]!.data);
+        from = commit.sequence;
+        // A commit appended during the scan is not part of it: the scan ends where the log ended when it began.
+        if (seen.length === 1) await store.append(`${id}.message.late`, [event('Late')], { expectedVersion: 0, commandId: `${id}-late` });
+      }
+      expect(seen).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+      const rest: string[] = [];
+      for await (const commit of store.scanPattern(`${id}.>`, from + 1)) rest.push(commit.events[0]!.type);
+      expect(rest).toEqual(['Late']);
+      // Breaking off a scan ends it; the store reads on.
+      const firstTwo: number[] = [];
+      for await (const commit of store.scanPattern(`${id}.>`, 0)) if (firstTwo.push(commit.sequence) === 2) break;
+      expect(firstTwo).toHaveLength(2);
+      expect((await store.readPattern(`${id}.>`, 0, 10)).commits).toHaveLength(4);
+    });
+
     it('delivers past and live commits to a subscription, in order', async () => {
       const id = uniqueStream().split('.')[0]!;
       await store.append(`${id}.instance`, [event('Before')], { expectedVersion: 0, commandId: `${id}-1` });

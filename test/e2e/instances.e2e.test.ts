@@ -287,6 +287,7 @@ describe('instances over HTTP', () => {
           '/list_instances',
           '/reconnect',
           '/redeliver_webhooks',
+          '/replay_webhooks',
           '/reset_instance',
           '/revoke_token',
           '/sandbox/inbound',

@@ -51,6 +51,7 @@ export const testWebhooksConfig = (natsUrl: string, overrides: Partial<WebhooksC
   ackWaitMs: 7_000,
   leaderTtlMs: 2_000,
   heartbeatMs: 200,
+  replayRate: 200,
   ...overrides,
 });
 

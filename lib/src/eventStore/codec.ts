@@ -1,3 +1,4 @@
+import { upcastEvent } from '../events/upcasters';
 import type { Commit, NewEvent, RecordedEvent } from './port';
 
 /** The stored body of one commit. Short keys keep messages small; `v` is the event's schema version. */
@@ -15,13 +16,7 @@ export const encodeCommit = (events: NewEvent[]): string =>
 
 export const decodeCommit = (stream: string, sequence: number, commandId: string, body: string): Commit => {
   const parsed = JSON.parse(body) as { events: StoredEvent[] };
-  const events = parsed.events.map((e): RecordedEvent => ({
-    type: e.type,
-    schemaVersion: e.v,
-    occurredAt: e.at,
-    data: e.data,
-    stream,
-    sequence,
-  }));
+  // Every event is read in its type's current schema version (the stored one stays as it was written).
+  const events = parsed.events.map((e): RecordedEvent => ({ type: e.type, ...upcastEvent(e.type, e.v, e.data), occurredAt: e.at, stream, sequence }));
   return { stream, sequence, commandId, events };
 };

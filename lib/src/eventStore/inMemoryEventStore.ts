@@ -65,6 +65,11 @@ export class InMemoryEventStore implements EventStore {
     return { commits, nextSequence: matching.length > commits.length && last ? last.sequence + 1 : null };
   }
 
+  async *scanPattern(pattern: string, fromSequence: number): AsyncGenerator<Commit> {
+    const end = this.log.length;
+    for (const commit of this.log.slice(0, end)) if (commit.sequence >= fromSequence && matchesPattern(pattern, commit.stream)) yield commit;
+  }
+
   async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
     const from = Math.max(1, options.fromSequence ?? 1);
     const state: DurableState = options.durableName

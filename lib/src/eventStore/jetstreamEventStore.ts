@@ -20,7 +20,7 @@ import type { Logger } from '../log';
 import { ensureStream, STREAMS, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
-import { rangeReaderFor, type RangeReader } from './jetStreamReader';
+import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
 import { durableSubscription } from './durableSubscription';
 import {
   assertPattern,
@@ -176,6 +176,20 @@ export class JetStreamEventStore implements EventStore {
       }
       return { commits, nextSequence: last < end ? last + 1 : null };
     });
+  }
+
+  async *scanPattern(pattern: string, fromSequence: number): AsyncGenerator<Commit> {
+    assertPattern(pattern);
+    const from = Math.max(1, fromSequence);
+    const end = await this.version(pattern);
+    if (end < from) return;
+    try {
+      for await (const m of orderedScan(this.nats, this.streamName, this.subject(pattern), from, end)) {
+        yield decodeCommit(this.streamOf(m.subject), m.seq, m.commandId, m.data);
+      }
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {

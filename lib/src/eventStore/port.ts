@@ -90,6 +90,11 @@ export interface EventStore {
   readStream(stream: string, afterVersion?: number): Promise<Commit[]>;
   /** Up to `limit` commits of the streams matching `pattern`, from `fromSequence` on, oldest first. */
   readPattern(pattern: string, fromSequence: number, limit: number): Promise<ReadPage>;
+  /**
+   * The commits of the streams matching `pattern` from `fromSequence` up to the last one there is when the scan
+   * starts, oldest first, as one read: for long reads (history pages and exports). Breaking off ends the read.
+   */
+  scanPattern(pattern: string, fromSequence: number): AsyncIterable<Commit>;
   subscribe(pattern: string, options?: SubscribeOptions): Promise<Subscription>;
 }
 

@@ -1,3 +1,4 @@
 export * from './instanceEvents';
 export * from './messageEvents';
 export * from './webhookEventTypes';
+export * from './upcasters';

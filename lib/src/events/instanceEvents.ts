@@ -33,7 +33,8 @@ export type InstanceQrExpired = Event<'InstanceQrExpired', Record<string, never>
 /** The phone scanned the QR code: the instance is linked to `number`. */
 export type InstanceLinked = Event<'InstanceLinked', { number: string }>;
 export type InstanceConnected = Event<'InstanceConnected', Record<string, never>>;
-export type InstanceDisconnected = Event<'InstanceDisconnected', { reason: string }>;
+/** The connection dropped; `reconnecting`: the gateway reconnects on its own (always so since v2; see upcasters.ts). */
+export type InstanceDisconnected = Event<'InstanceDisconnected', { reason: string; reconnecting: boolean }>;
 export type InstanceLoggedOut = Event<'InstanceLoggedOut', { reason: string }>;
 export type InstanceFailed = Event<'InstanceFailed', { reason: string }>;
 
@@ -64,7 +65,7 @@ export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceQrExpired: 1,
   InstanceLinked: 1,
   InstanceConnected: 1,
-  InstanceDisconnected: 1,
+  InstanceDisconnected: 2,
   InstanceLoggedOut: 1,
   InstanceFailed: 1,
 };

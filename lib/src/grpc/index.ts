@@ -1,9 +1,10 @@
 export * from './proto';
 export * from './errors';
 export * from './unary';
+export * from './stream';
 export type { InstancesClient, InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
 export type { Instance__Output as InstanceMessage, Instance as InstanceInput } from '../generated/wagw/instances/v1/Instance';
-export type { HistoryEvent as HistoryEventInput } from '../generated/wagw/instances/v1/HistoryEvent';
+export type { HistoryChunk as HistoryChunkInput, HistoryChunk__Output as HistoryChunkMessage } from '../generated/wagw/instances/v1/HistoryChunk';
 export type { HistoryResponse__Output as HistoryMessage } from '../generated/wagw/instances/v1/HistoryResponse';
 export type { ListInstancesResponse__Output as InstanceListMessage } from '../generated/wagw/instances/v1/ListInstancesResponse';
 export type { SetWebhookResponse__Output as SetWebhookMessage } from '../generated/wagw/instances/v1/SetWebhookResponse';
@@ -19,6 +20,8 @@ export type { ListDeliveriesResponse__Output as DeliveryListMessage } from '../g
 export type { DeliveryRecord as DeliveryRecordInput } from '../generated/wagw/webhooks/v1/DeliveryRecord';
 export type { RedeliverRequest } from '../generated/wagw/webhooks/v1/RedeliverRequest';
 export type { RedeliverResponse__Output as RedeliverMessage } from '../generated/wagw/webhooks/v1/RedeliverResponse';
+export type { ReplayRequest } from '../generated/wagw/webhooks/v1/ReplayRequest';
+export type { ReplayResponse__Output as ReplayMessage } from '../generated/wagw/webhooks/v1/ReplayResponse';
 export * from './server';
 export type { SessionsHandlers } from '../generated/wagw/sessions/v1/Sessions';
 export type { GetQrRequest } from '../generated/wagw/sessions/v1/GetQrRequest';

@@ -41,7 +41,7 @@ describe('Instance aggregate: what a platform connection reports', () => {
     given(created, connecting, qrIssued)
       .when(fact({ type: 'connected', number: NUMBER }))
       .then([instanceEvent('InstanceLinked', LATER, { number: NUMBER }), instanceEvent('InstanceConnected', LATER, {})]);
-    given(created, linked, connected, instanceEvent('InstanceDisconnected', NOW, { reason: 'connection_lost' }))
+    given(created, linked, connected, instanceEvent('InstanceDisconnected', NOW, { reason: 'connection_lost', reconnecting: true }))
       .when(fact({ type: 'connected', number: NUMBER }))
       .then([instanceEvent('InstanceConnected', LATER, {})]);
     // Another phone scanned: the instance is linked anew.
@@ -56,7 +56,7 @@ describe('Instance aggregate: what a platform connection reports', () => {
       .then([instanceEvent('InstanceQrExpired', LATER, {})]);
     given(created, linked, connected)
       .when(fact({ type: 'disconnected', reason: 'connection_lost' }))
-      .then([instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost' })]);
+      .then([instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost', reconnecting: true })]);
     given(created, linked, connected)
       .when(fact({ type: 'logged_out', reason: 'logged_out_on_phone' }))
       .then([instanceEvent('InstanceLoggedOut', LATER, { reason: 'logged_out_on_phone' })]);

@@ -27,7 +27,7 @@ export const decideConnectionFact = (command: RecordConnectionFact, state: Insta
     case 'disconnected':
       return fact.reason === 'qr_expired'
         ? [instanceEvent('InstanceQrExpired', now, {})]
-        : [instanceEvent('InstanceDisconnected', now, { reason: fact.reason })];
+        : [instanceEvent('InstanceDisconnected', now, { reason: fact.reason, reconnecting: true })];
     case 'logged_out':
       return [instanceEvent('InstanceLoggedOut', now, { reason: fact.reason })];
     case 'failed':

@@ -96,7 +96,7 @@ describe('Instance aggregate', () => {
         instanceEvent('InstanceQrIssued', NOW, {}),
         instanceEvent('InstanceLinked', NOW, { number: '4915112345678' }),
         instanceEvent('InstanceConnected', NOW, {}),
-        instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost' }),
+        instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost', reconnecting: true }),
       );
       expect(state).toMatchObject({
         lifecycle: 'disconnected',
@@ -109,7 +109,7 @@ describe('Instance aggregate', () => {
       const { state } = given(
         created,
         instanceEvent('InstanceConnecting', NOW, {}),
-        instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost' }),
+        instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost', reconnecting: true }),
       );
       expect(state).toMatchObject({ lifecycle: 'created', since: LATER, linkedNumber: null, lastDisconnectReason: 'connection_lost' });
     });

@@ -47,6 +47,8 @@ export const DURABLES = {
   webhooksRouter: 'webhooks-router',
   /** webhooks: delivery records due for a retry. */
   webhooksDeliverer: 'webhooks-deliverer',
+  /** webhooks: replays asked for (GET /v1/replay_webhooks), worked one at a time per replica. */
+  webhooksReplayer: 'webhooks-replayer',
 } as const;
 
 /** Core NATS subjects (request/reply and announcements between replicas; nothing stored). */

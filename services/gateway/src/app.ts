@@ -22,6 +22,7 @@ import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
+import { replayRoutes } from './routes/replay';
 
 export interface GatewayDeps {
   instances: InstancesClientApi;
@@ -116,6 +117,7 @@ export const buildGateway = async ({
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(tokensRoutes, { revocations });
+      await api.register(replayRoutes, { webhooks });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });

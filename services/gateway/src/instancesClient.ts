@@ -1,8 +1,10 @@
 import { credentials } from '@grpc/grpc-js';
 import {
   balancedChannelOptions,
+  callServerStream,
   callUnary,
   loadInstancesProto,
+  type HistoryChunkMessage,
   type HistoryMessage,
   type InstanceListMessage,
   type InstanceMessage,
@@ -30,6 +32,8 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
     reset: (account: string, instanceId: string, commandId: string) =>
       callUnary<ResetInstanceRequest, InstanceMessage>(client.Reset.bind(client), { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => callUnary<HistoryRequest, HistoryMessage>(client.History.bind(client), request, timeoutMs),
+    /** No deadline: an export lasts as long as the history is long; the service's read fails when the store stops answering. */
+    exportHistory: (request: HistoryRequest) => callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request),
     /** Resolves true when a connection to the service can be made within `ms`. */
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => client.close(),

@@ -7,6 +7,8 @@ import {
   type ListDeliveriesRequest,
   type RedeliverMessage,
   type RedeliverRequest,
+  type ReplayMessage,
+  type ReplayRequest,
 } from '@wagw/lib';
 
 /** The gateway's typed view of the Webhooks gRPC service. */
@@ -16,6 +18,7 @@ export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
   return {
     list: (request: ListDeliveriesRequest) => callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
     redeliver: (request: RedeliverRequest) => callUnary<RedeliverRequest, RedeliverMessage>(client.Redeliver.bind(client), request, timeoutMs),
+    replay: (request: ReplayRequest) => callUnary<ReplayRequest, ReplayMessage>(client.Replay.bind(client), request, timeoutMs),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => client.close(),
   };

@@ -45,9 +45,9 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       if (!(await directory.catchUp(1_000))) return { ready: false, reason: 'read model is catching up' };
       return { ready: true };
     });
-    return { nats, directory, grpc };
+    return { nats, directory, grpc, instances };
   });
-  const { nats, directory, grpc } = service;
+  const { nats, directory, grpc, instances } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'instances service started');
   return {
     grpcPort: grpc.port,
@@ -55,6 +55,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
     close: async () => {
       await grpc.close();
       await ops.close();
+      instances.close();
       await directory.stop();
       await nats.close();
     },

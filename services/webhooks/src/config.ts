@@ -21,6 +21,8 @@ export interface WebhooksConfig extends NatsSettings {
   leaderTtlMs: number;
   /** How often a replica announces itself to the others; one silent for 3.5 intervals is gone. */
   heartbeatMs: number;
+  /** Replayed deliveries a second at most, per replica (GET /v1/replay_webhooks), beside live ones. */
+  replayRate: number;
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig => {
@@ -40,5 +42,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig
     ackWaitMs: envInt(env, 'WEBHOOK_ACK_WAIT_MS', 60_000),
     leaderTtlMs: envInt(env, 'WEBHOOK_LEADER_TTL_MS', 10_000),
     heartbeatMs: envInt(env, 'WEBHOOK_HEARTBEAT_MS', 1_000),
+    replayRate: envInt(env, 'WEBHOOK_REPLAY_RATE', 200),
   };
 };

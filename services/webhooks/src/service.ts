@@ -28,6 +28,7 @@ import { webhooksHandlers } from './grpc/webhooksServer';
 import { Attempter } from './worker/attempter';
 import { CircuitBreaker } from './worker/circuitBreaker';
 import { Deliverer } from './worker/deliverer';
+import { Replayer } from './worker/replayer';
 import { Router } from './worker/router';
 import { Membership } from './cluster/membership';
 import { Sequencer } from './cluster/sequencer';
@@ -82,9 +83,14 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       ackWaitMs,
       now,
     });
+    const replayer = new Replayer(events, deliveries, endpoints, { events, deliveries, attempter, breaker }, logger, {
+      ratePerSecond: config.replayRate,
+      ackWaitMs,
+    });
     membership.start();
     await sequencer.start();
     await deliverer.start();
+    await replayer.start();
 
     const unregisterGauges = [
       gaugeFrom('webhook_backlog', 'Deliveries waiting for an attempt or a retry (all replicas)', async () => {
@@ -105,9 +111,9 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
       return { ready: true };
     });
-    return { nats, grpc, membership, sequencer, router, sender, work, deliverer, endpoints, client, unregisterGauges };
+    return { nats, grpc, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges };
   });
-  const { nats, grpc, membership, sequencer, router, sender, work, deliverer, endpoints, client, unregisterGauges } = service;
+  const { nats, grpc, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'webhooks service started');
   let closed = false;
   return {
@@ -129,6 +135,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       work.unsubscribe();
       membership.stop();
       sender.close();
+      await replayer.stop();
       await deliverer.stop();
       await endpoints.stop();
       await client.close();

@@ -3,7 +3,10 @@ import { DELIVERY_STATUSES, oneOf, PAGE_LIMIT } from '@wagw/lib';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, NextCursor, PageLimit } from '../schemas';
 
-const DeliveryId = Type.String({ pattern: '^evt_[0-9]+_[0-9]+$', description: 'The webhook-id of the delivery' });
+const DeliveryId = Type.String({
+  pattern: '^(rpl_[0-9a-f]+_)?evt_[0-9]+_[0-9]+$',
+  description: 'The id of the delivery (its webhook-id, or a replay id and the webhook-id)',
+});
 
 const Delivery = Type.Object({
   delivery_id: Type.String(),
@@ -11,6 +14,9 @@ const Delivery = Type.Object({
   status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
   reason: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
+  replay_of: Type.Union([Type.String(), Type.Null()], {
+    description: "A replay's delivery (/v1/replay_webhooks): the original event's webhook-id, which it is sent with",
+  }),
   attempts: Type.Array(
     Type.Object({
       attempt: Type.Integer(),
@@ -59,6 +65,7 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
           status: oneOf(DELIVERY_STATUSES, d.status, 'delivery status'),
           reason: d.reason || null,
           created_at: d.createdAt,
+          replay_of: d.replayOf || null,
           attempts: d.attempts.map((a) => ({
             attempt: a.attempt,
             at: a.at,

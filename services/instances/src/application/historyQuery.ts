@@ -11,7 +11,7 @@ import {
 } from '@wagw/lib';
 
 export const MAX_HISTORY_PAGE = 1_000;
-/** Commits one request reads at most while filters skip events: a page may come back short, with a cursor to go on. */
+/** Commits one page reads at most while filters skip events: a page may come back short, with a cursor to go on. */
 const MAX_SCANNED_COMMITS = 20_000;
 const MESSAGE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -60,49 +60,50 @@ export const parseFilters = (instanceId: string, filters: HistoryFilters): Parse
 };
 
 /**
- * One page of a history: up to `limit` matching events, whole commits only, oldest first. The cursor is the sequence
- * of a commit of this very history (0 = the start): one from another instance, another filter's message or past the
- * end is refused with 400, so a client never silently reads someone else's position.
+ * A history as pages of up to `pageSize` matching events, whole commits only, oldest first, read as one scan of the
+ * store. The cursor is the sequence of a commit of this very history (0 = the start): one from another instance,
+ * another filter's message or past the end is refused with 400, so a client never silently reads someone else's
+ * position. A page also ends after MAX_SCANNED_COMMITS commits read (filters may skip them all): it then holds
+ * fewer events, even none, with the cursor to go on.
  */
-export const readHistory = async (store: EventStore, filters: ParsedFilters, cursor: number, limit: number): Promise<HistoryPage> => {
-  const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
-  const matches = (event: RecordedEvent): boolean => {
-    const time = Date.parse(event.occurredAt);
-    return (!filters.types || filters.types.has(event.type)) && (filters.since === null || time >= filters.since);
-  };
-  // Unfiltered, a page of `pageSize` events needs at most that many commits, plus one to name the next cursor.
-  const readSize = filters.types || filters.since !== null ? MAX_HISTORY_PAGE : pageSize + 1;
-  const events: RecordedEvent[] = [];
-  let from: number | null = Math.max(1, cursor);
+export async function* scanHistory(store: EventStore, filters: ParsedFilters, cursor: number, pageSize: number): AsyncGenerator<HistoryPage> {
+  const matches = (event: RecordedEvent): boolean =>
+    (!filters.types || filters.types.has(event.type)) && (filters.since === null || Date.parse(event.occurredAt) >= filters.since);
+  let events: RecordedEvent[] = [];
   let scanned = 0;
-  while (from !== null && scanned < MAX_SCANNED_COMMITS) {
-    const page = await store.readPattern(filters.pattern, from, readSize);
-    // The first read starts at the cursor: it must be a commit of this history (checked here, not by a read of its own).
-    if (scanned === 0 && cursor > 0 && page.commits[0]?.sequence !== cursor) {
-      throw invalidArgument('invalid_cursor', 'cursor is not a position in this history (another instance or filter, or past its end)');
-    }
-    const stop = takeCommits(page.commits, filters, matches, events, pageSize);
-    if (stop !== undefined) return { events, nextSequence: stop };
-    scanned += page.commits.length;
-    from = page.nextSequence;
-  }
-  // The scan budget ran out with more to read: the next commit of this history is where to go on.
-  return { events, nextSequence: from === null ? null : ((await store.readPattern(filters.pattern, from, 1)).commits[0]?.sequence ?? null) };
-};
-
-/** Takes whole commits into `events`; answers where the page ends (a sequence, or null at `until`), or undefined to read on. */
-const takeCommits = (
-  commits: Commit[],
-  filters: ParsedFilters,
-  matches: (e: RecordedEvent) => boolean,
-  events: RecordedEvent[],
-  pageSize: number,
-): number | null | undefined => {
-  for (const commit of commits) {
-    if (filters.until !== null && commit.events.some((e) => Date.parse(e.occurredAt) > filters.until!)) return null;
+  let first = true;
+  for await (const commit of commitsFrom(store, filters.pattern, Math.max(1, cursor))) {
+    // The first commit read must be the cursor's own (checked here, not by a read of its own).
+    if (first && cursor > 0 && commit.sequence !== cursor) throw invalidCursor();
+    first = false;
+    if (filters.until !== null && commit.events.some((e) => Date.parse(e.occurredAt) > filters.until!)) break;
     const matching = commit.events.filter(matches);
-    if (events.length + matching.length > pageSize && events.length > 0) return commit.sequence;
+    if ((events.length + matching.length > pageSize && events.length > 0) || scanned >= MAX_SCANNED_COMMITS) {
+      yield { events, nextSequence: commit.sequence };
+      events = [];
+      scanned = 0;
+    }
     events.push(...matching);
+    scanned++;
   }
-  return undefined;
-};
+  if (first && cursor > 0) throw invalidCursor();
+  yield { events, nextSequence: null };
+}
+
+/**
+ * The commits from `from` to the end of the log, scan after scan: a scan stops where the log ended when it began,
+ * and a scan kept open between pages (OpenScans) may have begun a while ago, so the end is only where a new scan
+ * finds nothing more.
+ */
+async function* commitsFrom(store: EventStore, pattern: string, from: number): AsyncGenerator<Commit> {
+  for (let next = from, found = true; found;) {
+    found = false;
+    for await (const commit of store.scanPattern(pattern, next)) {
+      found = true;
+      next = commit.sequence + 1;
+      yield commit;
+    }
+  }
+}
+
+const invalidCursor = (): Error => invalidArgument('invalid_cursor', 'cursor is not a position in this history (another instance or filter, or past its end)');

@@ -1,2 +1,3 @@
 export * from './instanceDirectory';
 export * from './instancesService';
+export type { HistoryFilters } from './historyQuery';

@@ -47,7 +47,10 @@ describe('InstancesService (application, in-memory store)', () => {
     given = StoreSpecification.for(store);
   });
 
-  afterEach(() => directory.stop());
+  afterEach(async () => {
+    service.close();
+    await directory.stop();
+  });
 
   describe('create', () => {
     it('refuses a new instance over the account quota (409 instance_quota_reached), but not a retried create or another account', async () => {
@@ -255,6 +258,19 @@ describe('InstancesService (application, in-memory store)', () => {
         .when(() => allPages(0))
         .then({ commits: [] });
       expect(pages.map((p) => p.events.map((e) => e.sequence))).toEqual([[1], [3], [4], [5]]);
+    });
+
+    it('goes on to commits appended between two pages (the scan kept open for the next page does not end early)', async () => {
+      const { answer: first } = await given(...history)
+        .when(() => service.history('acme', ID, 1, 3))
+        .then({ commits: [] });
+      expect(first.events.map((e) => e.sequence)).toEqual([1, 3, 4]);
+      await store.append(messageStream(ID, 'm4'), sent(4).events, { expectedVersion: 0, commandId: 'late' });
+      const second = await service.history('acme', ID, first.nextSequence!, 3);
+      expect(second.events.map((e) => e.stream)).toEqual([messageStream(ID, 'm3'), messageStream(ID, 'm4')]);
+      expect(second.nextSequence).toBeNull();
+      // A page asked for again (a client retrying) is read anew, not taken from a scan that already moved on.
+      expect((await service.history('acme', ID, first.nextSequence!, 3)).events).toHaveLength(2);
     });
 
     it("answers 404 for another account's instance", async () => {

@@ -19,8 +19,9 @@ import {
   type WebhookSecretStore,
 } from '@wagw/lib';
 import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '@wagw/lib';
-import { parseFilters, readHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
+import { MAX_HISTORY_PAGE, parseFilters, scanHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
 import { byCreation, type InstanceDirectory } from './instanceDirectory';
+import { OpenScans } from './openScans';
 
 export interface InstanceView {
   instance: ExistingInstance;
@@ -43,6 +44,7 @@ export interface InstancesServiceDeps {
 /** The instances use cases: each validates, runs the aggregate's command handler or reads, and returns views. */
 export class InstancesService {
   private readonly cache = new AggregateCache<InstanceState>();
+  private readonly scans = new OpenScans();
   private readonly now: () => Date;
 
   constructor(private readonly deps: InstancesServiceDeps) {
@@ -124,9 +126,39 @@ export class InstancesService {
   }
 
   /** The instance's events (its own stream and its messages'), oldest first, filtered, a page at a time. */
+  /** One page of the history; the scan behind it stays open a moment for the next page (OpenScans). */
   async history(account: string, instanceId: string, cursor: number, limit: number, filters: HistoryFilters = {}): Promise<HistoryPage> {
-    await this.get(account, instanceId);
-    return readHistory(this.deps.store, parseFilters(instanceId, filters), cursor, limit);
+    await this.assertOwner(account, instanceId);
+    const parsed = parseFilters(instanceId, filters);
+    const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
+    const keyAt = (at: number): string => JSON.stringify([parsed.pattern, filters.types, filters.since, filters.until, pageSize, at]);
+    const scan = this.scans.take(keyAt(cursor)) ?? scanHistory(this.deps.store, parsed, cursor, pageSize);
+    const page = await scan.next();
+    if (page.done) throw new Error('a history scan yields at least one page');
+    if (page.value.nextSequence === null) await scan.return(undefined);
+    else this.scans.keep(keyAt(page.value.nextSequence), scan);
+    return page.value;
+  }
+
+  /** Closes the history scans kept open between pages. */
+  close(): void {
+    this.scans.closeAll();
+  }
+
+  /** The whole history from `cursor` on, in pages of up to MAX_HISTORY_PAGE events, as one read. */
+  async *exportHistory(account: string, instanceId: string, cursor: number, filters: HistoryFilters = {}): AsyncGenerator<HistoryPage> {
+    await this.assertOwner(account, instanceId);
+    yield* scanHistory(this.deps.store, parseFilters(instanceId, filters), cursor, MAX_HISTORY_PAGE);
+  }
+
+  /**
+   * 404 unless the instance is the account's, from its first event (InstanceCreated names the account): a history
+   * read folds nothing (the first page of a 100,000-event instance took over 5 s to fold its state on a busy machine).
+   */
+  private async assertOwner(account: string, instanceId: string): Promise<void> {
+    assertInstanceId(instanceId);
+    const first = (await this.deps.store.readPattern(instanceStream(instanceId), 1, 1)).commits[0]?.events[0];
+    if (first?.type !== 'InstanceCreated' || first.data.account !== account) throw instanceNotFound();
   }
 
   private async run(instanceId: string, commandId: string, command: InstanceCommand): Promise<InstanceView> {

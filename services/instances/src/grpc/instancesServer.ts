@@ -1,6 +1,7 @@
-import { unaryHandler, type HistoryEventInput, type InstanceInput, type InstancesHandlers, type Logger } from '@wagw/lib';
+import { serverStreamHandler, unaryHandler, type HistoryRequest, type InstanceInput, type InstancesHandlers, type Logger } from '@wagw/lib';
 import type { ExistingInstance } from '@wagw/lib';
-import type { InstancesService } from '../application';
+import type { HistoryFilters, InstancesService } from '../application';
+import { eventsJson, eventsNdjson } from './historyJson';
 
 export const toInstanceMessage = (instance: ExistingInstance, version: number): InstanceInput => ({
   instanceId: instance.instanceId,
@@ -38,22 +39,14 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
     return toInstanceMessage(view.instance, view.version);
   }),
   History: unaryHandler(logger, 'History', async (r) => {
-    const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, {
-      types: r.types,
-      since: r.since,
-      until: r.until,
-      messageId: r.messageId,
-    });
-    return {
-      events: page.events.map((e): HistoryEventInput => ({
-        sequence: e.sequence,
-        subject: e.stream,
-        type: e.type,
-        schemaVersion: e.schemaVersion,
-        occurredAt: e.occurredAt,
-        dataJson: JSON.stringify(e.data),
-      })),
-      nextSequence: page.nextSequence ?? 0,
-    };
+    const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, filtersOf(r));
+    return { eventsJson: eventsJson(page.events), count: page.events.length, nextSequence: page.nextSequence ?? 0 };
+  }),
+  ExportHistory: serverStreamHandler(logger, 'ExportHistory', async function* (r) {
+    for await (const page of service.exportHistory(r.account, r.instanceId, Number(r.fromSequence), filtersOf(r))) {
+      yield { ndjson: eventsNdjson(page.events), nextSequence: page.nextSequence ?? 0 };
+    }
   }),
 });
+
+const filtersOf = (r: HistoryRequest): HistoryFilters => ({ types: r.types, since: r.since, until: r.until, messageId: r.messageId });

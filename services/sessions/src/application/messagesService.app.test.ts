@@ -79,7 +79,7 @@ describe('MessagesService.accept (application, in-memory store)', () => {
     });
 
     it('accepts while disconnected: the message waits for the connection to come back', async () => {
-      await given(instance(created, linked, connected), instance(instanceEvent('InstanceDisconnected', NOW, { reason: 'connection_lost' })))
+      await given(instance(created, linked, connected), instance(instanceEvent('InstanceDisconnected', NOW, { reason: 'connection_lost', reconnecting: true })))
         .when(() => service.accept(send()))
         .then((messageId) => ({ commits: [accepted(messageId)] }));
     });

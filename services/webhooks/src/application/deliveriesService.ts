@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   assertInstanceId,
   conflict,
@@ -14,13 +15,15 @@ import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { decideReplay } from '../replay/decisions';
+import { replayStream } from '../replay/events';
 
 /** How many delivery commits one listing reads at most (newest deliveries beyond it are not shown). */
 const MAX_COMMITS_READ = 20_000;
 
 const newestFirst = (a: Delivery, b: Delivery): number => b.createdAt.localeCompare(a.createdAt) || b.deliveryId.localeCompare(a.deliveryId);
 
-/** The read and redeliver side of webhooks: an instance's deliveries with every attempt, and redelivery of failed ones. */
+/** The read, redeliver and replay side of webhooks: an instance's deliveries with every attempt, redelivery of failed ones, replays. */
 export class DeliveriesService {
   constructor(
     private readonly deliveries: EventStore,
@@ -64,6 +67,19 @@ export class DeliveriesService {
       }
     }
     return deliveryId ? [deliveryId] : redelivered;
+  }
+
+  /**
+   * Asks for a replay of the instance's past events (from `since`, up to `until`, of `types`) to its current webhook;
+   * the replayer works it (see worker/replayer). Answers the replay's id.
+   */
+  async replay(account: string, instanceId: string, window: { since: string; until: string; types: string }): Promise<string> {
+    await this.assertOwner(account, instanceId);
+    const replayId = `rpl_${randomBytes(6).toString('hex')}`;
+    const now = new Date().toISOString();
+    const events = decideReplay({ replayId, instanceId, ...window, now }, this.endpoints.get(instanceId)?.enabled === true);
+    await this.deliveries.append(replayStream(instanceId, replayId), events, { expectedVersion: 0, commandId: replayId });
+    return replayId;
   }
 
   private async assertOwner(account: string, instanceId: string): Promise<void> {

@@ -11,7 +11,8 @@ interface Event<T extends string, D extends Record<string, unknown>> {
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'gone';
 
-export type DeliveryScheduled = Event<'DeliveryScheduled', { delivery_id: string; instance_id: string; event_type: string; body: string }>;
+/** `replay_of`: a replay's delivery (GET /v1/replay_webhooks) carries the original event's webhook-id, sent as its own. */
+export type DeliveryScheduled = Event<'DeliveryScheduled', { delivery_id: string; instance_id: string; event_type: string; body: string; replay_of?: string }>;
 export type DeliveryAttempted = Event<
   'DeliveryAttempted',
   {

@@ -24,6 +24,8 @@ export interface Delivery {
   eventType: string;
   body: string;
   createdAt: string;
+  /** A replay's delivery: the original event's webhook-id (its header on every attempt); null for the original. */
+  replayOf: string | null;
   status: DeliveryStatus;
   reason: string | null;
   attempts: Attempt[];
@@ -46,6 +48,7 @@ export const evolveDelivery = (state: DeliveryState, event: DeliveryEvent): Deli
       eventType: event.data.event_type,
       body: event.data.body,
       createdAt: event.occurredAt,
+      replayOf: event.data.replay_of ?? null,
       status: 'pending',
       reason: null,
       attempts: [],
@@ -85,5 +88,8 @@ export const nextAttemptDue = (delivery: Delivery): number => {
   if (!last || last.nextAttemptInMs === null || delivery.attemptsInRound === 0) return 0;
   return Date.parse(last.at) + last.nextAttemptInMs;
 };
+
+/** The webhook-id a receiver gets: the original event's, on a replay too (receivers that dedupe skip it). */
+export const webhookIdOf = (delivery: Delivery): string => delivery.replayOf ?? delivery.deliveryId;
 
 export const foldDelivery = (events: DeliveryEvent[]): DeliveryState => events.reduce(evolveDelivery, initialDeliveryState());

@@ -8,6 +8,7 @@ const toRecord = (d: Delivery): DeliveryRecordInput => ({
   status: d.status,
   reason: d.reason ?? '',
   createdAt: d.createdAt,
+  replayOf: d.replayOf ?? '',
   attempts: d.attempts.map((a) => ({
     attempt: a.attempt,
     at: a.at,
@@ -27,5 +28,8 @@ export const webhooksHandlers = (service: DeliveriesService, logger: Logger): We
   }),
   Redeliver: unaryHandler(logger, 'Redeliver', async (r) => ({
     deliveryIds: await service.redeliver(r.account, r.instanceId, r.deliveryId),
+  })),
+  Replay: unaryHandler(logger, 'Replay', async (r) => ({
+    replayId: await service.replay(r.account, r.instanceId, { since: r.since, until: r.until, types: r.types }),
   })),
 });

@@ -1,7 +1,7 @@
 import { Counter, Histogram, webhookHeaders, type DeliveryClient, type WebhookSecretStore } from '@wagw/lib';
 import { decideAfterAttempt, type NextStep, type RetryPolicy } from '../delivery/decisions';
 import type { DeliveryEvent } from '../delivery/events';
-import type { Delivery } from '../delivery/state';
+import { webhookIdOf, type Delivery } from '../delivery/state';
 import type { CircuitBreaker } from './circuitBreaker';
 
 const outcomes = new Counter({
@@ -31,7 +31,7 @@ export class Attempter {
 
   async attempt(instanceId: string, delivery: Delivery, url: string): Promise<{ events: DeliveryEvent[]; next: NextStep; delivered: boolean; at: string }> {
     const secret = await this.secretFor(instanceId);
-    const result = await this.client.deliver(url, delivery.body, webhookHeaders(secret, delivery.deliveryId, delivery.body, this.now()));
+    const result = await this.client.deliver(url, delivery.body, webhookHeaders(secret, webhookIdOf(delivery), delivery.body, this.now()));
     this.breaker.record(instanceId, result.kind === 'delivered');
     outcomes.inc({ outcome: result.kind });
     const now = this.now();

@@ -1,35 +1,33 @@
-import { Lanes, isVersionConflict, webhookWants, type Delivery as StoreDelivery, type EventStore, type Logger, type NewEvent } from '@wagw/lib';
-import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
-import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
-import { disableWebhook } from '../endpoints/disableWebhook';
+import { Lanes, webhookWants, type Delivery as StoreDelivery, type EventStore, type Logger } from '@wagw/lib';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
+import { webhookEventsOf } from '../routing/webhookEvent';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
+import { firstAttempt, type FirstAttemptDeps } from './firstAttempt';
 
 const MAX_PER_INSTANCE = 1_000;
 
 /**
  * Makes the first attempt of each webhook event of an instance whose webhook is on, one event at a time per
  * instance (the sequencer hands each instance's events to one replica, in event order). The domain event stays
- * unacked until the outcome is durable: a success is recorded on `<instance>.delivered.<id>`; anything else becomes
- * a job on `<instance>.delivery.<id>` for the deliverer (retries, dead letters). Records are idempotent (command id
- * and expected version 0), so an event redelivered after a crash records nothing twice (it may be POSTed twice: at
- * least once). Events raised while the webhook is off are not delivered, then or later.
+ * unacked until the outcome is durable (see firstAttempt). Events raised while the webhook is off are not
+ * delivered then; a replay (GET /v1/replay_webhooks) can send them later.
  */
 export class Router {
   private readonly lanes: Lanes;
+  private readonly deps: FirstAttemptDeps;
 
   constructor(
-    private readonly events: EventStore,
-    private readonly deliveries: EventStore,
+    events: EventStore,
+    deliveries: EventStore,
     private readonly endpoints: EndpointDirectory,
-    private readonly attempter: Attempter,
-    private readonly breaker: CircuitBreaker,
+    attempter: Attempter,
+    breaker: CircuitBreaker,
     private readonly logger: Logger,
     options: { concurrency: number },
   ) {
     this.lanes = new Lanes(options.concurrency);
+    this.deps = { events, deliveries, attempter, breaker };
   }
 
   /** Queues an event behind the instance's earlier ones (handed back when too many wait already). */
@@ -60,7 +58,7 @@ export class Router {
         if (!webhookWants(endpoint.events, webhook.type)) continue;
         const heartbeat = setInterval(() => delivery.inProgress(), 10_000);
         try {
-          await this.firstAttempt(instanceId, webhook, endpoint.url, delivery.deliveryCount > 1);
+          await firstAttempt(this.deps, instanceId, webhook, endpoint.url, { deliveryId: webhook.id, redelivered: delivery.deliveryCount > 1 });
         } finally {
           clearInterval(heartbeat);
         }
@@ -70,35 +68,5 @@ export class Router {
       this.logger.warn({ err: error, sequence: delivery.commit.sequence }, 'routing a webhook failed; will retry');
       delivery.nak(2_000);
     }
-  }
-
-  private async firstAttempt(instanceId: string, webhook: WebhookEvent, url: string, redelivered: boolean): Promise<void> {
-    const scheduled = deliveryEvent('DeliveryScheduled', webhook.timestamp, {
-      delivery_id: webhook.id,
-      instance_id: instanceId,
-      event_type: webhook.type,
-      body: JSON.stringify(webhook),
-    });
-    // After a crash, the event may already have been handled: then there is a record of it.
-    if (redelivered && (await this.recorded(instanceId, webhook.id))) return;
-    if (this.breaker.waitMs(instanceId) > 0) return this.record(deliveryStream(instanceId, webhook.id), [scheduled], webhook.id);
-    const delivery = evolveDelivery(initialDeliveryState(), scheduled) as Delivery;
-    const { events, next, delivered, at } = await this.attempter.attempt(instanceId, delivery, url);
-    if (delivered) return this.record(deliveredStream(instanceId, webhook.id), [scheduled, ...events], webhook.id);
-    await this.record(deliveryStream(instanceId, webhook.id), [scheduled, ...events], webhook.id);
-    if (next.kind === 'disable_webhook') {
-      await disableWebhook(this.events, instanceId, url, next.reason, at, `gone-${webhook.id}-1`);
-    }
-  }
-
-  private async recorded(instanceId: string, id: string): Promise<boolean> {
-    const [job, done] = await Promise.all([this.deliveries.version(deliveryStream(instanceId, id)), this.deliveries.version(deliveredStream(instanceId, id))]);
-    return job > 0 || done > 0;
-  }
-
-  private async record(stream: string, events: NewEvent[], id: string): Promise<void> {
-    await this.deliveries.append(stream, events, { expectedVersion: 0, commandId: `record-${id}` }).catch((error: unknown) => {
-      if (!isVersionConflict(error)) throw error;
-    });
   }
 }

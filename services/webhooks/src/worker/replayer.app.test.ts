@@ -1,0 +1,99 @@
+import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, type DeliveryClient } from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { replayEvent, replayStream } from '../replay/events';
+import { Attempter } from './attempter';
+import { CircuitBreaker } from './circuitBreaker';
+import { Replayer } from './replayer';
+
+// The replayer on two in-memory stores (instance events; WEBHOOKS records) with a recording HTTP client: no NATS.
+
+const ID = instanceIdFor('acme', 'create-1');
+const URL = 'https://hooks.example/replay';
+const SECRET = 'whsec_dGVzdA==';
+const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+const at = (second: number): string => new Date(T0 + second * 1000).toISOString();
+
+describe('Replayer (application, in-memory stores)', () => {
+  const events = new InMemoryEventStore();
+  const deliveries = new InMemoryEventStore();
+  const endpoints = new EndpointDirectory(events, testLogger());
+  const posted: Array<{ id: string; body: { id: string; type: string } }> = [];
+  const client: DeliveryClient = {
+    deliver: async (_url, body, headers) => {
+      posted.push({ id: headers['webhook-id']!, body: JSON.parse(body) as { id: string; type: string } });
+      return { kind: 'delivered', status: 200, durationMs: 1 };
+    },
+    close: async () => undefined,
+  };
+  const breaker = new CircuitBreaker();
+  const attempter = new Attempter(
+    { getOrCreate: async () => SECRET, get: async () => SECRET },
+    client,
+    breaker,
+    { schedule: [0], random: () => 0 },
+    'w1',
+    () => new Date(),
+  );
+  const replayer = new Replayer(events, deliveries, endpoints, { events, deliveries, attempter, breaker }, testLogger(), {
+    ratePerSecond: 1_000,
+    ackWaitMs: 5_000,
+  });
+
+  beforeAll(async () => {
+    const append = (event: Parameters<InMemoryEventStore['append']>[1][number], key: string) =>
+      events.append(instanceStream(ID), [event], { expectedVersion: 'any', commandId: key });
+    await append(instanceEvent('InstanceCreated', at(0), { instance_id: ID, account: 'acme' }), 'c');
+    await append(instanceEvent('WebhookConfigured', at(1), { url: URL, enabled: true }), 'w');
+    // Sequences 3, 4, 5: three resets, one a second.
+    for (let i = 0; i < 3; i++) await append(instanceEvent('InstanceReset', at(10 + i), {}), `r${i}`);
+    endpoints.start();
+    await endpoints.catchUp(1_000);
+    await replayer.start();
+  });
+  afterAll(async () => {
+    await replayer.stop();
+    await endpoints.stop();
+  });
+
+  it('resumes a replay where its recorded progress says (after a crash), and records it finished', async () => {
+    const stream = replayStream(ID, 'rpl_1');
+    const request = replayEvent('ReplayRequested', at(20), { replay_id: 'rpl_1', instance_id: ID, since: T0, until: null, types: [] });
+    // An earlier run got past sequence 3 before its replica died.
+    const progressed = replayEvent('ReplayProgressed', at(21), { next_sequence: 4, replayed: 1 });
+    await deliveries.append(stream, [request, progressed], { expectedVersion: 0, commandId: 'rpl_1' });
+
+    const finished = await eventually(
+      async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
+      (all) => all.some((e) => e.type === 'ReplayFinished'),
+    );
+    expect(finished.at(-1)!.data).toEqual({ replayed: 3, reason: null });
+    // Sequence 3 was not sent again; 4 and 5 went with their original webhook-ids.
+    expect(posted.map((p) => p.id)).toEqual(['evt_4_0', 'evt_5_0']);
+    expect(posted.map((p) => p.body)).toEqual([expect.objectContaining({ id: 'evt_4_0', type: 'instance.reset' }), expect.objectContaining({ id: 'evt_5_0' })]);
+    const records = await deliveries.readPattern(`${ID}.delivered.*`, 0, 10);
+    expect(records.commits.map((c) => [c.stream, c.events[0]!.data.replay_of])).toEqual([
+      [`${ID}.delivered.rpl_1_evt_4_0`, 'evt_4_0'],
+      [`${ID}.delivered.rpl_1_evt_5_0`, 'evt_5_0'],
+    ]);
+  });
+
+  it('ends a replay whose webhook was switched off, sending nothing', async () => {
+    await events.append(instanceStream(ID), [instanceEvent('WebhookConfigured', at(30), { url: URL, enabled: false })], {
+      expectedVersion: 'any',
+      commandId: 'off',
+    });
+    await endpoints.catchUp(1_000);
+    const before = posted.length;
+    const stream = replayStream(ID, 'rpl_2');
+    const request = replayEvent('ReplayRequested', at(31), { replay_id: 'rpl_2', instance_id: ID, since: T0, until: null, types: [] });
+    await deliveries.append(stream, [request], { expectedVersion: 0, commandId: 'rpl_2' });
+    const all = await eventually(
+      async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
+      (events) => events.some((e) => e.type === 'ReplayFinished'),
+    );
+    expect(all.at(-1)!.data).toEqual({ replayed: 0, reason: 'the webhook was switched off' });
+    expect(posted).toHaveLength(before);
+  });
+});

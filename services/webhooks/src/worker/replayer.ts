@@ -1,0 +1,119 @@
+import { DURABLES, instanceHistoryPattern, instanceIdOf, type Delivery as StoreDelivery, type EventStore, type Logger, type Subscription } from '@wagw/lib';
+import type { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { ALL_REPLAYS_PATTERN, replayDeliveryId, replayEvent, type ReplayEvent } from '../replay/events';
+import { evolveReplay, initialReplayState, upcastReplay, type ReplayState } from '../replay/state';
+import { webhookEventsOf } from '../routing/webhookEvent';
+import { firstAttempt, type FirstAttemptDeps } from './firstAttempt';
+import { Pacer } from './pacer';
+
+const HEARTBEAT_MS = 10_000;
+/** How often a running replay records how far it got (the point it resumes from after a crash). */
+const PROGRESS_EVERY_MS = 1_000;
+
+export interface ReplayerOptions {
+  /** Replayed deliveries a second at most, per replica. */
+  ratePerSecond: number;
+  ackWaitMs: number;
+}
+
+type Running = Extract<ReplayState, { exists: true }>;
+
+/**
+ * Works the replays asked for (GET /v1/replay_webhooks), one at a time per replica: reads the instance's past events
+ * from the log, and makes each matching one's first attempt to the current webhook as a delivery of its own (the
+ * original's webhook-id, signed anew), through the same path as live events (firstAttempt: retries and dead
+ * letters follow on the deliverer). Paced (`ratePerSecond`) so live deliveries, which the router and the deliverer
+ * make apart from this, keep their pace. Progress is recorded as it goes, so a replay taken over after a crash
+ * resumes there; a webhook switched off meanwhile ends it.
+ */
+export class Replayer {
+  private subscription: Subscription | null = null;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly deliveries: EventStore,
+    private readonly endpoints: EndpointDirectory,
+    private readonly attempts: FirstAttemptDeps,
+    private readonly logger: Logger,
+    private readonly options: ReplayerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscription = await this.deliveries.subscribe(ALL_REPLAYS_PATTERN, {
+      durableName: DURABLES.webhooksReplayer,
+      ackWaitMs: this.options.ackWaitMs,
+      batch: 1,
+    });
+    this.running = this.run(this.subscription);
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    await this.running;
+  }
+
+  private async run(subscription: Subscription): Promise<void> {
+    try {
+      for await (const job of subscription) {
+        if (!job.commit.events.some((e) => e.type === 'ReplayRequested')) job.ack();
+        else await this.work(job);
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'replayer subscription ended');
+    }
+  }
+
+  private async work(job: StoreDelivery): Promise<void> {
+    const heartbeat = setInterval(() => job.inProgress(), HEARTBEAT_MS);
+    try {
+      const stream = job.commit.stream;
+      const commits = await this.deliveries.readStream(stream);
+      const state = commits.flatMap((c) => c.events.map(upcastReplay)).reduce(evolveReplay, initialReplayState());
+      if (state.exists && !state.finished) await this.replay(stream, state, commits.at(-1)?.sequence ?? 0, job.deliveryCount > 1);
+      job.ack();
+    } catch (error) {
+      this.logger.warn({ err: error, stream: job.commit.stream }, 'replay step failed; will resume');
+      job.nak(2_000);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async replay(stream: string, state: Running, startVersion: number, resumed: boolean): Promise<void> {
+    const { replay_id: replayId, since, until, types } = state.request;
+    const instanceId = instanceIdOf(stream);
+    const pacer = new Pacer(this.options.ratePerSecond);
+    let version = startVersion;
+    let { nextSequence, replayed } = state;
+    let savedAt = performance.now();
+    const record = async (event: ReplayEvent): Promise<void> => {
+      version = (await this.deliveries.append(stream, [event], { expectedVersion: version, commandId: `${replayId}-${version}` })).version;
+    };
+    // Where an earlier run of this replay stopped (a crash), the events may have been replayed already.
+    const redelivered = resumed || nextSequence > 1;
+    for await (const commit of this.events.scanPattern(instanceHistoryPattern(instanceId), nextSequence)) {
+      if (until !== null && commit.events.some((e) => Date.parse(e.occurredAt) > until)) break;
+      for (const webhook of webhookEventsOf(commit)) {
+        if (Date.parse(webhook.timestamp) < since || (types.length > 0 && !types.includes(webhook.type))) continue;
+        const endpoint = this.endpoints.get(instanceId);
+        if (!endpoint?.enabled || !endpoint.url) {
+          return record(replayEvent('ReplayFinished', new Date().toISOString(), { replayed, reason: 'the webhook was switched off' }));
+        }
+        await pacer.wait();
+        await firstAttempt(this.attempts, instanceId, webhook, endpoint.url, {
+          deliveryId: replayDeliveryId(replayId, webhook.id),
+          replayOf: webhook.id,
+          redelivered,
+        });
+        replayed++;
+      }
+      nextSequence = commit.sequence + 1;
+      if (performance.now() - savedAt >= PROGRESS_EVERY_MS) {
+        await record(replayEvent('ReplayProgressed', new Date().toISOString(), { next_sequence: nextSequence, replayed }));
+        savedAt = performance.now();
+      }
+    }
+    await record(replayEvent('ReplayFinished', new Date().toISOString(), { replayed, reason: null }));
+  }
+}
