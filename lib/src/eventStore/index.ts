@@ -6,3 +6,5 @@ export * from './projection';
 export { decodeCommit, encodeCommit } from './codec';
 export { DeciderSpecification, type DeciderGiven, type DeciderWhen } from './deciderSpecification';
 export { StoreSpecification, type ExpectedCommit, type GivenCommit, type Outcome } from './specification';
+export * from './checkpointer';
+export * from './checkpointedProjection';

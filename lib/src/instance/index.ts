@@ -3,5 +3,4 @@ export * from './state';
 export * from './connectionFacts';
 export * from './decider';
 export * from './instanceStates';
-export * from './checkpointer';
 export * from './rebuild';

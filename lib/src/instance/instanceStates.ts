@@ -1,9 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { Projection, type Commit, type EventStore } from '../eventStore';
+import { CheckpointedProjection, type Commit, type EventStore, type FoldedModel } from '../eventStore';
 import { ALL_INSTANCES_PATTERN, instanceStream } from '../events';
 import type { Logger } from '../log';
 import { instanceIdOf, type Checkpoint, type CheckpointStore } from '../nats';
-import { Checkpointer, usableCheckpoint } from './checkpointer';
 import { evolveInstance, upcastInstanceEvent } from './decider';
 import { initialInstanceState, type ExistingInstance, type InstanceState } from './state';
 
@@ -28,63 +27,39 @@ export const INSTANCE_STATES_VERSION = 1;
 /**
  * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model the
  * instance directory (instances), the registry (sessions) and the endpoint directory (webhooks) extend with their own
- * views, so they never disagree on what an event means. It can start from a checkpoint (`snapshot`/`restore`,
- * `instanceCheckpoints.ts`) and catch up from there instead of folding the whole log.
+ * views, so they never disagree on what an event means. It starts from its checkpoint and catches up from there
+ * instead of folding the whole log (`CheckpointedProjection`).
  */
-export class InstanceStates {
+export class InstanceStates implements FoldedModel {
+  readonly model = INSTANCE_STATES_MODEL;
+  readonly modelVersion = INSTANCE_STATES_VERSION;
+  readonly pattern = ALL_INSTANCES_PATTERN;
   private entries = new Map<string, InstanceEntry>();
-  private readonly projection: Projection;
+  private readonly projection: CheckpointedProjection;
   private readonly listeners = new Set<(change: InstanceChange) => void>();
-  /** The command id of the last commit applied: names the position in a checkpoint. */
-  private lastCommandId = '';
-  /** The sequence of the last commit folded (by the projection, or by a rebuild that reads pages itself). */
-  private folded = 0;
-  private checkpointer: Checkpointer | null = null;
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly logger: Logger,
-  ) {
-    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.fold(commit), logger);
+  constructor(store: EventStore, logger: Logger) {
+    this.projection = new CheckpointedProjection(store, this, logger);
   }
 
-  /** Starts folding after `position` (a restored checkpoint's) or from the beginning of the log. */
-  start(position = 0): void {
-    this.projection.start(position);
+  /** Starts folding from the beginning of the log, without checkpoints. */
+  start(): void {
+    this.projection.start();
   }
 
-  /**
-   * Starts from the stored checkpoint when it is usable (else from the log's beginning), catches up from there, and
-   * writes a checkpoint every `everyMs` while the log moves and a last one at `stop`. Answers where it started.
-   */
-  async startFromCheckpoint(checkpoints: CheckpointStore, everyMs: number): Promise<number> {
-    const checkpoint = await checkpoints.load(INSTANCE_STATES_MODEL).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'reading the checkpoint failed; folding the log from its beginning');
-      return null;
-    });
-    const usable = checkpoint !== null && (await usableCheckpoint(checkpoint, INSTANCE_STATES_VERSION, this.store, ALL_INSTANCES_PATTERN));
-    if (checkpoint && !usable)
-      this.logger.warn(
-        { position: checkpoint.position, modelVersion: checkpoint.modelVersion },
-        'the checkpoint does not fit this log or version; folding from the beginning',
-      );
-    if (usable) this.restore(checkpoint);
-    const from = usable ? checkpoint.position : 0;
-    this.start(from);
-    this.checkpointer = new Checkpointer(this, checkpoints, this.logger, everyMs, from);
-    this.checkpointer.start();
-    return from;
+  /** Starts from the stored checkpoint when it fits, else from the beginning, and keeps writing them. Answers where it started. */
+  startFromCheckpoint(checkpoints: CheckpointStore, everyMs: number): Promise<number> {
+    return this.projection.startFromCheckpoint(checkpoints, everyMs);
   }
 
   /** Stops folding; with checkpoints, writes the last one. */
-  async stop(): Promise<void> {
-    await this.projection.stop();
-    await this.checkpointer?.stop();
+  stop(): Promise<void> {
+    return this.projection.stop();
   }
 
   /** The sequence of the last commit applied. */
   get position(): number {
-    return this.folded;
+    return this.projection.position;
   }
 
   /** True once the model holds everything the store held when asked (bounded wait). */
@@ -115,23 +90,28 @@ export class InstanceStates {
     this.listeners.add(listener);
   }
 
-  /** The model as a checkpoint: its entries in instance-id order, so equal models serialize alike. */
+  /** The model as a checkpoint at its position. */
   snapshot(): Checkpoint {
-    const entries = [...this.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return {
-      model: INSTANCE_STATES_MODEL,
-      modelVersion: INSTANCE_STATES_VERSION,
-      position: this.folded,
-      commandId: this.lastCommandId,
-      body: JSON.stringify(entries),
-    };
+    return this.projection.snapshot();
   }
 
-  /** Takes a checkpoint's entries (before `start(checkpoint.position)`). */
-  restore(checkpoint: Checkpoint): void {
-    this.entries = new Map(JSON.parse(checkpoint.body) as Array<[string, InstanceEntry]>);
-    this.lastCommandId = checkpoint.commandId;
-    this.folded = checkpoint.position;
+  /** Takes a checkpoint (before starting). */
+  restoreCheckpoint(checkpoint: Checkpoint): void {
+    this.projection.restore(checkpoint);
+  }
+
+  /** Applies one commit through the projection's bookkeeping (a rebuild that reads pages itself uses it). */
+  fold(commit: Commit): void {
+    this.projection.fold(commit);
+  }
+
+  /** The entries in instance-id order, so equal models serialize alike. */
+  serialize(): string {
+    return JSON.stringify([...this.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  restore(body: string): void {
+    this.entries = new Map(JSON.parse(body) as Array<[string, InstanceEntry]>);
   }
 
   /** Whether two models hold the same instances in the same states. */
@@ -139,10 +119,7 @@ export class InstanceStates {
     return isDeepStrictEqual(JSON.parse(a.body), JSON.parse(b.body));
   }
 
-  /** Applies one commit of an instance stream (the projection's step; `rebuildInstanceStates` folds pages with it). */
-  fold(commit: Commit): void {
-    this.lastCommandId = commit.commandId;
-    this.folded = commit.sequence;
+  apply(commit: Commit): void {
     const instanceId = instanceIdOf(commit.stream);
     const entry = this.entries.get(instanceId);
     const before = entry?.state ?? initialInstanceState();

@@ -1,5 +1,4 @@
 import {
-  ALL_MESSAGES_PATTERN,
   assertPublicUrl,
   BUCKETS,
   connectNats,
@@ -9,7 +8,7 @@ import {
   LeaseStore,
   loadSessionsProto,
   Ownership,
-  Projection,
+  CheckpointedProjection,
   startBehindOps,
   startGrpcServer,
   type Logger,
@@ -55,7 +54,8 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     }
     const events = await JetStreamEventStore.open(nats, { logger });
     const registry = new InstanceRegistry(events, logger);
-    await registry.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
+    const checkpoints = await CheckpointStore.open(nats);
+    await registry.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await registry.catchUp(10_000);
     const ownership = new Ownership(
       await LeaseStore.open(nats, BUCKETS.sessionLeases),
@@ -77,8 +77,8 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     await dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
     const ledger = new SendLedger();
-    const ledgerFeed = new Projection(events, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), logger);
-    ledgerFeed.start();
+    const ledgerFeed = new CheckpointedProjection(events, ledger, logger);
+    await ledgerFeed.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await ledgerFeed.catchUp(10_000);
     const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
       ledger,

@@ -1,4 +1,4 @@
-import type { EventStore } from '../eventStore';
+import type { EventStore } from './port';
 import type { Logger } from '../log';
 import type { Checkpoint, CheckpointStore } from '../nats';
 
