@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { startWaEmulator } from '../test/emulator/emulator';
+import { emulatorTrustEnv } from '../test/emulator/trustRoot';
 import { decodeQr } from '../test/harness/qrCode';
 import { envPositiveInt, log, pool, startBenchNats } from './common';
 import { withGateway, type Gateway, type MemorySample } from './sessions';
@@ -89,7 +90,7 @@ export const runBaileysBench = async (): Promise<BaileysBenchResult> => {
           cpuWindowSeconds,
         };
       },
-      { WA_CONNECTOR: 'baileys', WA_WEBSOCKET_URL: emulator.url },
+      { WA_CONNECTOR: 'baileys', WA_WEBSOCKET_URL: emulator.url, ...emulatorTrustEnv() },
     );
   } finally {
     await server.stop();

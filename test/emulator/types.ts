@@ -147,7 +147,8 @@ export interface WaEmulator {
    * `fromNumber`'s phone sends `text` to every device paired for `to` (a pkmsg on a new session); devices that are
    * offline get it at their next login, as an offline message. Resolves with the message id.
    */
-  sendText(to: Target, fromNumber: string, pushName: string, text: string): Promise<string>;
+  /** `viaLid`: from the sender's LID, with its number beside it (`sender_pn`), as WhatsApp addresses many chats now. */
+  sendText(to: Target, fromNumber: string, pushName: string, text: string, options?: { viaLid?: boolean }): Promise<string>;
   /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */
   sendReceipt(to: Target, fromNumber: string, messageId: string, type: 'delivery' | 'read' | 'played'): void;
   /** While unreachable, every new WebSocket is dropped at once (WhatsApp down, or no route to it). */
