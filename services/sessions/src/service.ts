@@ -24,6 +24,7 @@ import { localOwnerOps } from './ownership/localOwnerOps';
 import { OwnerRouter } from './ownership/ownerRouter';
 import { InstanceRegistry } from './registry/instanceRegistry';
 import { SessionManager } from './session/sessionManager';
+import { NumberCheckThrottle } from './session/numberCheckThrottle';
 
 export interface RunningSessionsService {
   grpcPort: number;
@@ -65,7 +66,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       retryMs: 1_000,
       ackWaitMs: config.dispatchAckWaitMs,
     });
-    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox), logger);
+    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox, new NumberCheckThrottle(config.numberChecks)), logger);
     owner.start();
     dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
     await dispatcher.start();

@@ -123,6 +123,22 @@ export class SessionManager {
     return session.qr;
   }
 
+  /**
+   * A pairing code for `number`, the alternative to the QR code: the same connection, states and errors as
+   * `getQr` (WhatsApp takes a pairing request only once the connection shows QR codes).
+   */
+  async getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string> {
+    await this.getQr(instanceId, waitMs);
+    const connection = this.sessions.get(instanceId)?.connection;
+    if (!connection) throw unavailable('platform_connection_failed', 'The connection to the platform ended before a pairing code came; try again');
+    try {
+      return await connection.requestPairingCode(number);
+    } catch (error) {
+      this.logger.warn({ err: error, instanceId }, 'the platform gave no pairing code');
+      throw unavailable('pairing_code_failed', 'The platform gave no pairing code; try again');
+    }
+  }
+
   /** Restarts the connection of a linked instance. */
   async reconnect(instanceId: string): Promise<void> {
     if (!this.registry.get(instanceId)?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
