@@ -203,6 +203,26 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612340000', push_name: 'Lia', text: 'by lid' });
   });
 
+  it('answers get_paircode with the code Baileys asked WhatsApp to show, for the number given', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const answer = await stack.call(`/v1/get_paircode?instance_id=${id}&number=4915100000010`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.code).toMatch(/^[0-9A-HJKMNP-TV-Z]{8}$/);
+    const requests = emulator.pairingRequests().filter((r) => r.number === '4915100000010');
+    expect(requests).toHaveLength(1);
+    expect(emulator.connections().find((c) => c.id === requests[0]!.connectionId)?.stage).toBe('pairing');
+  });
+
+  it('checks numbers over usync: registered ones with their id, the others without', async () => {
+    const id = await linkedInstance('4915100000011');
+    const answer = await stack.call(`/v1/check_number?instance_id=${id}&numbers=4917612345678,0001234567`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.numbers).toEqual([
+      { number: '4917612345678', exists: true, jid: '4917612345678@s.whatsapp.net' },
+      { number: '0001234567', exists: false, jid: null },
+    ]);
+  });
+
   it('reset logs the device out on the phone, wipes its auth state and goes back to created', async () => {
     const id = await linkedInstance('4915100000007');
     const auth = await NatsTextBucket.open(nats, BUCKETS.waAuth);

@@ -1,4 +1,13 @@
-import { decodeBinaryNode, encodeBinaryNode, jidEncode, toNumber, type BinaryNode, type KeyPair, type proto } from '@whiskeysockets/baileys';
+import {
+  decodeBinaryNode,
+  encodeBinaryNode,
+  getBinaryNodeChild,
+  jidEncode,
+  toNumber,
+  type BinaryNode,
+  type KeyPair,
+  type proto,
+} from '@whiskeysockets/baileys';
 import { FrameReader, encodeFrame } from './frames';
 import { answerIq, appStateAnswer, iqError, iqResult } from './iq';
 import type { MediaHost } from './mediaHost';
@@ -318,6 +327,13 @@ export class ClientConnection implements DeviceLink {
       return;
     }
     if (xmlns === 'w:p') {
+      this.send(iqResult(node));
+      return;
+    }
+    const hello = xmlns === 'md' ? getBinaryNodeChild(node, 'link_code_companion_reg') : undefined;
+    if (hello?.attrs.stage === 'companion_hello') {
+      // A pairing-code request: recorded for tests (the phone side of pairing by code is not played).
+      registry.addPairingRequest({ connectionId: this.id, number: registry.addressOf(hello.attrs.jid ?? '').number, at: Date.now() });
       this.send(iqResult(node));
       return;
     }

@@ -123,6 +123,7 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     waitForReceived: (predicate: (message: ReceivedMessage) => boolean = () => true, timeoutMs = DEFAULT_WAIT_MS) =>
       registry.receivedWaiters.wait(registry.received(), predicate, timeoutMs),
     clientReceipts: () => registry.clientReceipts(),
+    pairingRequests: () => registry.pairingRequests(),
     sendText: (to, fromNumber, pushName, text, options) => sendMessage(to, fromNumber, pushName, { conversation: text }, options?.viaLid),
     sendReceipt: (to, fromNumber, messageId, type) => {
       for (const device of devicesOf(to)) sendServerReceipt(device, `${numberOf(fromNumber)}@${USER_SERVER}`, messageId, type);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Curve, jidDecode, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
-import type { ClientReceipt, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
+import type { ClientReceipt, PairingRequest, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
 
 /** A live client connection, as the rest of the emulator drives it. */
 export interface DeviceLink {
@@ -62,6 +62,7 @@ export class Registry {
   private readonly numbersByLid = new Map<string, string>();
   private readonly receivedLog: ReceivedMessage[] = [];
   private readonly receiptLog: ClientReceipt[] = [];
+  private readonly pairingLog: PairingRequest[] = [];
   private messageSequence = 0;
 
   constructor(
@@ -142,6 +143,15 @@ export class Registry {
   addReceipt(receipt: ClientReceipt): void {
     this.receiptLog.push(receipt);
     if (this.receiptLog.length > MAX_RECEIPTS) this.receiptLog.shift();
+  }
+
+  addPairingRequest(request: PairingRequest): void {
+    this.pairingLog.push(request);
+    if (this.pairingLog.length > MAX_RECEIPTS) this.pairingLog.shift();
+  }
+
+  pairingRequests(): PairingRequest[] {
+    return [...this.pairingLog];
   }
 
   clientReceipts(): ClientReceipt[] {
