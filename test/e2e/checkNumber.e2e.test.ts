@@ -1,5 +1,5 @@
 import { startStack, type TestStack } from '../harness/stack';
-import { eventually } from '../harness/wait';
+import { linkInSandbox } from '../harness/sandboxLink';
 
 describe('check_number over HTTP with the sandbox connector', () => {
   let stack: TestStack;
@@ -13,12 +13,7 @@ describe('check_number over HTTP with the sandbox connector', () => {
 
   const linked = async (number: string): Promise<string> => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
-    expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=${number}`)).status).toBe(200);
-    await eventually(
-      () => stack.call(`/v1/status?instance_id=${id}`),
-      (s) => s.body.state === 'connected',
-    );
+    await linkInSandbox(stack, id, number);
     return id;
   };
 
