@@ -10,6 +10,10 @@ import { eventually, sleep } from '../harness/wait';
 import { decodeQr } from '../harness/qrCode';
 
 /** The text of a get_qrcode answer's PNG. */
+/** The fields of a QR text (after Baileys 7's link prefix): ref, noise key, identity key, adv secret, platform. */
+const qrFields = (text: string): string[] => text.slice(text.indexOf('#') + 1).split(',');
+const qrRef = (text: string): string => qrFields(text)[0] ?? '';
+
 const qrText = (qrcode: unknown): string => {
   const text = typeof qrcode === 'string' ? decodeQr(qrcode) : null;
   if (!text) throw new Error('the QR code PNG does not decode');
@@ -45,7 +49,11 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     mediaUrl = `http://127.0.0.1:${(media.address() as { port: number }).port}`;
     stack = await startStack({}, true, {
       connector: 'baileys',
-      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 1_500 },
+      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 3_000 },
+      // The production TTL: a first login makes Baileys 7 generate and store 812 pre-keys, which holds this process's
+      // event loop (shared by the whole stack here) for one to a few seconds on a busy 2-core machine.
+      leaseTtlMs: 10_000,
+      leaseRenewMs: 2_000,
     });
     nats = await connectNats({ url: stack.nats.url, name: 'baileys-e2e', logger: testLogger('baileys-e2e') });
   }, 60_000);
@@ -62,7 +70,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
   const status = (id: string) => stack.call(`/v1/status?instance_id=${id}`);
 
-  const stateIs = (id: string, state: string, timeoutMs = 10_000) =>
+  const stateIs = (id: string, state: string, timeoutMs = 20_000) =>
     eventually(
       () => status(id),
       (s) => s.body.state === state,
@@ -87,7 +95,9 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     expect(qr.status).toBe(200);
     expect(qr.body.qrcode).toMatch(/^data:image\/png;base64,/);
     const text = qrText(qr.body.qrcode);
-    const [ref, noiseKey, identityKey, advSecret] = text.split(',');
+    // Baileys 7 shows 'https://wa.me/settings/linked_devices#ref,noise,identity,adv,platform'.
+    expect(text).toMatch(/^https:\/\/wa\.me\/settings\/linked_devices#/);
+    const [ref, noiseKey, identityKey, advSecret] = qrFields(text);
     const pairing = emulator.connections().find((c) => c.stage === 'pairing' && c.qrRefs.includes(ref ?? ''));
     expect(pairing).toBeDefined();
     expect([noiseKey, identityKey, advSecret].map((part) => Buffer.from(part ?? '', 'base64').length)).toEqual([32, 32, 32]);
@@ -183,6 +193,36 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612345678', push_name: 'Ana', text: 'hi there' });
   });
 
+  it('records a message from a sender addressed by LID under the sender number', async () => {
+    const id = await linkedInstance('4915100000009');
+    await emulator.sendText('4915100000009', '4917612340000', 'Lia', 'by lid', { viaLid: true });
+    const events = await eventually(
+      () => history(id),
+      (h) => h.some((e) => e.type === 'MessageReceived'),
+    );
+    expect(events.find((e) => e.type === 'MessageReceived')?.data).toMatchObject({ from: '4917612340000', push_name: 'Lia', text: 'by lid' });
+  });
+
+  it('answers get_paircode with the code Baileys asked WhatsApp to show, for the number given', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const answer = await stack.call(`/v1/get_paircode?instance_id=${id}&number=4915100000010`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.code).toMatch(/^[0-9A-HJKMNP-TV-Z]{8}$/);
+    const requests = emulator.pairingRequests().filter((r) => r.number === '4915100000010');
+    expect(requests).toHaveLength(1);
+    expect(emulator.connections().find((c) => c.id === requests[0]!.connectionId)?.stage).toBe('pairing');
+  });
+
+  it('checks numbers over usync: registered ones with their id, the others without', async () => {
+    const id = await linkedInstance('4915100000011');
+    const answer = await stack.call(`/v1/check_number?instance_id=${id}&numbers=4917612345678,0001234567`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.numbers).toEqual([
+      { number: '4917612345678', exists: true, jid: '4917612345678@s.whatsapp.net' },
+      { number: '0001234567', exists: false, jid: null },
+    ]);
+  });
+
   it('reset logs the device out on the phone, wipes its auth state and goes back to created', async () => {
     const id = await linkedInstance('4915100000007');
     const auth = await NatsTextBucket.open(nats, BUCKETS.waAuth);
@@ -270,8 +310,8 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
       const again = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
       expect(again.status).toBe(200);
       const second = qrText(again.body.qrcode);
-      expect(second.split(',')[0]).not.toBe(first.split(',')[0]);
-      expect(emulator.connections().some((c) => c.stage === 'pairing' && c.qrRefs.includes(second.split(',')[0] ?? ''))).toBe(true);
+      expect(qrRef(second)).not.toBe(qrRef(first));
+      expect(emulator.connections().some((c) => c.stage === 'pairing' && c.qrRefs.includes(qrRef(second)))).toBe(true);
     });
   });
 });

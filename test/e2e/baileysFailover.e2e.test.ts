@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUCKETS, connectNats, LeaseStore, type NatsHandle } from '@wagw/lib';
 
+import { emulatorTrustEnv } from '../emulator/trustRoot';
 import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
 import { decodeQr } from '../harness/qrCode';
@@ -45,6 +46,7 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
             WA_WEBSOCKET_URL: emulator.url,
             WA_MEDIA_UPLOAD_HOSTS: emulator.mediaHost,
             WA_MEDIA_TLS_CA_FILE: caFile,
+            ...emulatorTrustEnv(),
           };
           replicas = await Promise.all(['baileys-a', 'baileys-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
           return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;

@@ -280,7 +280,9 @@ describe('instances over HTTP', () => {
       expect(send.requestBody.content['application/json']!.schema.required).toEqual(expect.arrayContaining(['number', 'type', 'instance_id']));
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
+          '/check_number',
           '/create_instance',
+          '/get_paircode',
           '/get_qrcode',
           '/history',
           '/history/export',

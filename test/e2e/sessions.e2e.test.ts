@@ -3,6 +3,7 @@ import type { SandboxPlatform } from '../../services/sessions/src/connector/sand
 import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
 import { eventually } from '../harness/wait';
+import { linkInSandbox } from '../harness/sandboxLink';
 import { decodeQr } from '../harness/qrCode';
 
 describe('sessions over HTTP with the sandbox connector', () => {
@@ -44,12 +45,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const set = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(receiver.url(path))}`);
     receiver.secret(path, set.body.signing_secret as string);
-    expect((await stack.call(`/v1/get_qrcode?instance_id=${id}`)).status).toBe(200);
-    expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=${number}`)).status).toBe(200);
-    await eventually(
-      () => stack.call(`/v1/status?instance_id=${id}`),
-      (s) => s.body.state === 'connected',
-    );
+    await linkInSandbox(stack, id, number);
     return id;
   };
 

@@ -1,5 +1,13 @@
-import { createHash } from 'node:crypto';
-import { decodeBinaryNode, encodeBinaryNode, jidEncode, toNumber, type BinaryNode, type KeyPair, type proto } from '@whiskeysockets/baileys';
+import {
+  decodeBinaryNode,
+  encodeBinaryNode,
+  getBinaryNodeChild,
+  jidEncode,
+  toNumber,
+  type BinaryNode,
+  type KeyPair,
+  type proto,
+} from '@whiskeysockets/baileys';
 import { FrameReader, encodeFrame } from './frames';
 import { answerIq, appStateAnswer, iqError, iqResult } from './iq';
 import type { MediaHost } from './mediaHost';
@@ -23,7 +31,6 @@ export interface ConnectionDeps {
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const PAIR_REPLY_TIMEOUT_MS = 10_000;
-const APP_STATE_SYNC_TIMEOUT_MS = 3_000;
 /** After a stream:error or failure the client closes; the server closes too if it has not, a moment later. */
 const CLOSE_AFTER_KICK_MS = 100;
 const MAX_QUEUED_FRAMES = 500;
@@ -38,12 +45,6 @@ const KICKS: Record<Exclude<KickReason, 'tcp-close'>, BinaryNode> = {
   forbidden: { tag: 'failure', attrs: { reason: '403', location: 'frc' } },
   'client-outdated': { tag: 'failure', attrs: { reason: '405', location: 'frc' } },
   'stream-end': { tag: 'xmlstreamend', attrs: {} },
-};
-
-/** A stable fake LID user per number (15 digits), as `success` announces one. */
-const lidUserOf = (number: string): string => {
-  const value = BigInt(`0x${createHash('sha256').update(`lid/${number}`).digest('hex').slice(0, 15)}`);
-  return (100_000_000_000_000n + (value % 900_000_000_000_000n)).toString();
 };
 
 const olderThan = (version: proto.ClientPayload.UserAgent.IAppVersion | null | undefined, min: readonly [number, number, number]): boolean => {
@@ -80,7 +81,6 @@ export class ClientConnection implements DeviceLink {
   private refs: string[] = [];
   private successSent = false;
   private readonly serverIqs = new Map<string, PendingIq>();
-  private onAppStateSynced: (() => void) | undefined;
   private readonly closed: Promise<void>;
   private markClosed: () => void = () => undefined;
   private readonly handshakeTimer: NodeJS.Timeout;
@@ -194,7 +194,7 @@ export class ClientConnection implements DeviceLink {
       jid,
       number,
       deviceId,
-      lid: `${lidUserOf(number)}:${deviceId}@lid`,
+      lid: `${this.deps.registry.lidOf(number)}:${deviceId}@lid`,
       noiseKey,
       keys: { ...registration, preKeys: new Map() },
       appStateReady: false,
@@ -222,12 +222,12 @@ export class ClientConnection implements DeviceLink {
     if (this.stage === 'closed') return;
     if (!this.helloDone) {
       this.helloDone = true;
-      this.peer.send(encodeFrame(await this.noise.serverHello(frame)));
+      this.peer.send(encodeFrame(this.noise.serverHello(frame)));
       return;
     }
     if (!this.transport) {
-      const { clientStaticKey, payload } = await this.noise.clientFinish(frame);
-      this.transport = await this.noise.split();
+      const { clientStaticKey, payload } = this.noise.clientFinish(frame);
+      this.transport = this.noise.split();
       this.clientStaticKey = clientStaticKey;
       clearTimeout(this.handshakeTimer);
       await this.deps.registry.timers.sleep(this.deps.registry.options.settleMs);
@@ -330,6 +330,13 @@ export class ClientConnection implements DeviceLink {
       this.send(iqResult(node));
       return;
     }
+    const hello = xmlns === 'md' ? getBinaryNodeChild(node, 'link_code_companion_reg') : undefined;
+    if (hello?.attrs.stage === 'companion_hello') {
+      // A pairing-code request: recorded for tests (the phone side of pairing by code is not played).
+      registry.addPairingRequest({ connectionId: this.id, number: registry.addressOf(hello.attrs.jid ?? '').number, at: Date.now() });
+      this.send(iqResult(node));
+      return;
+    }
     const device = this.device;
     if (this.stage !== 'logged-in' || !device) {
       this.send(iqError(node, 401, 'not-authorized'));
@@ -342,7 +349,6 @@ export class ClientConnection implements DeviceLink {
     if (xmlns === 'w:sync:app:state') {
       this.send(appStateAnswer(node));
       device.appStateReady = true;
-      this.onAppStateSynced?.();
       return;
     }
     this.send(answerIq(registry, media, device, node));
@@ -350,8 +356,9 @@ export class ClientConnection implements DeviceLink {
 
   /**
    * The last step before Baileys reports `open`: offline messages, the first-login app-state bootstrap, then
-   * `<ib><offline/>` (which releases Baileys' event buffer). The passive answer, hence `open`, waits for the
-   * client's app-state sync, so events after `open` are not held in Baileys' buffer.
+   * `<ib><offline/>` (which releases Baileys' event buffer), then the passive answer, hence `open`. (Baileys 6 held
+   * its events until it had synced app state with the shared key, so the answer waited for that sync; Baileys 7
+   * flushes on `<ib><offline/>` when history sync is off.)
    */
   private async afterPassive(device: PairedDevice, request: BinaryNode): Promise<void> {
     const { registry } = this.deps;
@@ -361,11 +368,7 @@ export class ClientConnection implements DeviceLink {
       if (bootstrap) nodes.push(...(await bootstrapNodes(registry, device)));
       for (const node of nodes) this.send(node);
       this.send({ tag: 'ib', attrs: { from: 's.whatsapp.net' }, content: [{ tag: 'offline', attrs: { count: String(nodes.length) } }] });
-      if (bootstrap) {
-        await Promise.race([new Promise<void>((resolve) => (this.onAppStateSynced = resolve)), registry.timers.sleep(APP_STATE_SYNC_TIMEOUT_MS)]);
-        this.onAppStateSynced = undefined;
-        await registry.timers.sleep(registry.options.settleMs);
-      }
+      if (bootstrap) await registry.timers.sleep(registry.options.settleMs);
       this.send(iqResult(request));
     } catch (error) {
       registry.options.log('login sequence failed', { jid: device.jid, error: String(error) });

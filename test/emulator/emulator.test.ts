@@ -8,7 +8,8 @@ import type { Connection, ConnectionEvent } from '../../services/sessions/src/co
 import { startWaEmulator } from './emulator';
 import type { WaEmulator } from './types';
 
-const waitFor = async <T>(read: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> => {
+// A Baileys 7 first login (812 pre-keys) takes seconds on a busy 2-core machine.
+const waitFor = async <T>(read: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = read();
@@ -48,6 +49,9 @@ class Client {
     await this.next('connected');
   }
 }
+
+// Each test links one to three companions.
+jest.setTimeout(90_000);
 
 describe('the WhatsApp Web emulator, driven by the real Baileys connector', () => {
   let emulator: WaEmulator;

@@ -9,6 +9,7 @@ import { certificateChain } from './noise';
 import { parseQr } from './pairing';
 import { Registry, USER_SERVER, numberOf, type PairedDevice, type ResolvedOptions } from './registry';
 import type { ConnectionInfo, KickReason, PairedDeviceInfo, ReceivedMessage, Target, WaEmulator, WaEmulatorOptions } from './types';
+import { trustEmulatorRoot } from './trustRoot';
 import { peerOf } from './wsPeer';
 
 const DEFAULT_WAIT_MS = 10_000;
@@ -31,6 +32,8 @@ const resolveOptions = (options: WaEmulatorOptions): ResolvedOptions => ({
  */
 export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<WaEmulator> => {
   const resolved = resolveOptions(options);
+  // A Baileys client in this process must accept the emulator's certificates (child processes: emulatorTrustEnv).
+  trustEmulatorRoot();
   const registry = new Registry(resolved, options.registered, {
     deliveryMs: options.receipts?.deliveryMs === undefined ? 10 : options.receipts.deliveryMs,
     readMs: options.receipts?.readMs === undefined ? 20 : options.receipts.readMs,
@@ -90,11 +93,11 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     });
   };
 
-  const sendMessage = async (to: Target, fromNumber: string, pushName: string, message: proto.IMessage): Promise<string> => {
+  const sendMessage = async (to: Target, fromNumber: string, pushName: string, message: proto.IMessage, viaLid = false): Promise<string> => {
     const devices = devicesOf(to);
     if (devices.length === 0) throw new Error(`no paired device for ${typeof to === 'string' ? to : `connection ${to.id}`}`);
     const id = registry.nextMessageId();
-    for (const device of devices) await deliver(registry, device, numberOf(fromNumber), message, id, pushName);
+    for (const device of devices) await deliver(registry, device, numberOf(fromNumber), message, { id, pushName, viaLid });
     return id;
   };
 
@@ -120,7 +123,8 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     waitForReceived: (predicate: (message: ReceivedMessage) => boolean = () => true, timeoutMs = DEFAULT_WAIT_MS) =>
       registry.receivedWaiters.wait(registry.received(), predicate, timeoutMs),
     clientReceipts: () => registry.clientReceipts(),
-    sendText: (to, fromNumber, pushName, text) => sendMessage(to, fromNumber, pushName, { conversation: text }),
+    pairingRequests: () => registry.pairingRequests(),
+    sendText: (to, fromNumber, pushName, text, options) => sendMessage(to, fromNumber, pushName, { conversation: text }, options?.viaLid),
     sendReceipt: (to, fromNumber, messageId, type) => {
       for (const device of devicesOf(to)) sendServerReceipt(device, `${numberOf(fromNumber)}@${USER_SERVER}`, messageId, type);
     },

@@ -1,6 +1,6 @@
-import { getBinaryNodeChild, getBinaryNodeChildren, jidDecode, type BinaryNode } from '@whiskeysockets/baileys';
+import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from '@whiskeysockets/baileys';
 import type { MediaHost } from './mediaHost';
-import { USER_SERVER, numberOf, type PairedDevice, type Registry } from './registry';
+import { LID_SERVER, USER_SERVER, numberOf, type PairedDevice, type Registry } from './registry';
 
 const SERVER = 's.whatsapp.net';
 const MAX_UPLOADED_PRE_KEYS = 812;
@@ -50,21 +50,24 @@ const storePreKeys = (device: PairedDevice, request: BinaryNode): void => {
   }
 };
 
-/** `<iq xmlns="encrypt" type="get"><key><user jid/>…`: the pre-key bundle of each phone (device 0) asked for. */
+/**
+ * `<iq xmlns="encrypt" type="get"><key><user jid/>…`: the pre-key bundle of each phone (device 0) asked for, by
+ * phone-number jid or (Baileys 7) by LID.
+ */
 const preKeyBundles = (registry: Registry, request: BinaryNode): BinaryNode[] => {
   const users = getBinaryNodeChildren(getBinaryNodeChild(request, 'key'), 'user').map(({ attrs }) => {
     const jid = attrs.jid ?? '';
-    const decoded = jidDecode(jid);
+    const { number, device } = registry.addressOf(jid);
     // Companions are never listed by usync here, and unregistered numbers have no keys.
-    if (!decoded?.user || (decoded.device ?? 0) !== 0 || !registry.isRegistered(decoded.user)) {
+    if (!number || device !== 0 || !registry.isRegistered(number)) {
       return { tag: 'user', attrs: { jid }, content: [{ tag: 'error', attrs: { code: '404', text: 'item-not-found' } }] };
     }
-    return registry.user(decoded.user).bundleNode(jid);
+    return registry.user(number).bundleNode(jid);
   });
   return [{ tag: 'list', attrs: {}, content: users }];
 };
 
-/** `<iq xmlns="usync">`: devices (only the phone, device 0), contact (in/out), status, disappearing mode. */
+/** `<iq xmlns="usync">`: devices (only the phone, device 0), contact (in/out), LID, status, disappearing mode. */
 const usync = (registry: Registry, request: BinaryNode): BinaryNode[] => {
   const query = getBinaryNodeChild(request, 'usync');
   const queryContent = getBinaryNodeChild(query, 'query')?.content;
@@ -72,7 +75,7 @@ const usync = (registry: Registry, request: BinaryNode): BinaryNode[] => {
   const users = getBinaryNodeChildren(getBinaryNodeChild(query, 'list'), 'user').map((user) => {
     const contact = getBinaryNodeChild(user, 'contact')?.content;
     const phone = typeof contact === 'string' ? contact : contact instanceof Uint8Array ? Buffer.from(contact).toString() : undefined;
-    const number = numberOf(user.attrs.jid ?? phone ?? '');
+    const number = user.attrs.jid ? registry.addressOf(user.attrs.jid).number : numberOf(phone ?? '');
     const registered = registry.isRegistered(number);
     const content: BinaryNode[] = protocols.flatMap((protocol): BinaryNode[] => {
       switch (protocol) {
@@ -86,6 +89,8 @@ const usync = (registry: Registry, request: BinaryNode): BinaryNode[] => {
           ];
         case 'contact':
           return [{ tag: 'contact', attrs: { type: registered ? 'in' : 'out' } }];
+        case 'lid':
+          return registered ? [{ tag: 'lid', attrs: { val: `${registry.lidOf(number)}@${LID_SERVER}` } }] : [];
         case 'status':
           return [{ tag: 'status', attrs: { t: '0' }, content: Buffer.from('Hey there! I am using WhatsApp.') }];
         case 'disappearing_mode':
@@ -123,6 +128,8 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
         return iqResult(request, [{ tag: 'count', attrs: { value: String(device.keys.preKeys.size) } }]);
       }
       if (type === 'get' && first === 'key') return iqResult(request, preKeyBundles(registry, request));
+      // Baileys 7 checks its key bundle after login; any digest node means "the server holds it".
+      if (type === 'get' && first === 'digest') return iqResult(request, [{ tag: 'digest', attrs: {} }]);
       if (type === 'set') {
         storePreKeys(device, request);
         return iqResult(request);
@@ -131,6 +138,7 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
     case 'usync':
       return iqResult(request, usync(registry, request));
     case 'w':
+    case 'abt':
       return iqResult(request, [{ tag: 'props', attrs: { protocol: '2' } }]);
     case 'blocklist':
       return iqResult(request, [{ tag: 'list', attrs: {} }]);

@@ -3,7 +3,6 @@ import {
   encodeWAMessage,
   getBinaryNodeChild,
   getBinaryNodeChildren,
-  jidDecode,
   normalizeMessageContent,
   proto,
   toNumber,
@@ -12,7 +11,7 @@ import {
   type MediaType,
 } from '@whiskeysockets/baileys';
 import { decryptMedia, type MediaHost } from './mediaHost';
-import { MAX_OFFLINE_PER_DEVICE, USER_SERVER, numberOf, type PairedDevice, type Registry } from './registry';
+import { LID_SERVER, MAX_OFFLINE_PER_DEVICE, USER_SERVER, type PairedDevice, type Registry } from './registry';
 import { bundleOf, takePreKey } from './signal';
 import type { MediaKind, ReceivedMedia, ReceivedMessage } from './types';
 
@@ -26,9 +25,8 @@ interface Copy {
 }
 
 const decryptCopy = async (registry: Registry, sender: PairedDevice, recipientJid: string, enc: BinaryNode): Promise<Copy | undefined> => {
-  const decoded = jidDecode(recipientJid);
-  if (!decoded?.user || (decoded.device ?? 0) !== 0) return undefined;
-  const recipient = decoded.user;
+  const { number: recipient, device } = registry.addressOf(recipientJid);
+  if (!recipient || device !== 0) return undefined;
   if (!(enc.content instanceof Uint8Array)) return { recipient, message: undefined, error: 'enc without ciphertext' };
   try {
     const plaintext = await registry.user(recipient).decrypt({ user: sender.number, device: sender.deviceId }, enc.attrs.type ?? '', enc.content);
@@ -95,9 +93,9 @@ export const handleClientMessage = async (registry: Registry, media: MediaHost, 
   const direct = getBinaryNodeChild(node, 'enc');
   const peerCopy = direct && (await decryptCopy(registry, sender, `${sender.number}@${USER_SERVER}`, direct));
   sender.link?.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: now() } });
-  if (node.attrs.category === 'peer' || peerCopy || !to.endsWith(`@${USER_SERVER}`)) return;
+  if (node.attrs.category === 'peer' || peerCopy || !(to.endsWith(`@${USER_SERVER}`) || to.endsWith(`@${LID_SERVER}`))) return;
 
-  const recipient = numberOf(to);
+  const recipient = registry.addressOf(to).number;
   const copy = copies.find((c) => c.recipient === recipient) ?? copies.find((c) => c.recipient === sender.number);
   const content = copy?.message ? normalizeMessageContent(copy.message) : undefined;
   const mediaInfo = content ? await mediaOf(content, media) : undefined;
@@ -128,6 +126,8 @@ export interface InboundOptions {
   pushName: string | undefined;
   /** Marks it as delivered while the device was away (Baileys then upserts it as 'append'). */
   offline: boolean;
+  /** From the sender's LID, with its number in `sender_pn`. */
+  viaLid?: boolean;
 }
 
 /** `fromNumber`'s phone encrypts `message` for one companion; the `<message>` stanza to send it in. */
@@ -136,12 +136,15 @@ export const inboundNode = async (
   device: PairedDevice,
   fromNumber: string,
   message: proto.IMessage,
-  { id, pushName, offline }: InboundOptions,
+  { id, pushName, offline, viaLid = false }: InboundOptions,
 ): Promise<BinaryNode> => {
   const { type, ciphertext } = await registry
     .user(fromNumber)
     .encrypt({ user: device.number, device: device.deviceId }, encodeWAMessage(message), () => bundleOf(device.keys, takePreKey(device.keys)));
-  const attrs: Record<string, string> = { from: `${fromNumber}@${USER_SERVER}`, id, t: now(), type: 'text' };
+  const phoneJid = `${fromNumber}@${USER_SERVER}`;
+  const attrs: Record<string, string> = viaLid
+    ? { from: `${registry.lidOf(fromNumber)}@${LID_SERVER}`, sender_pn: phoneJid, id, t: now(), type: 'text' }
+    : { from: phoneJid, id, t: now(), type: 'text' };
   if (pushName !== undefined) attrs.notify = pushName;
   if (offline) attrs.offline = '1';
   return { tag: 'message', attrs, content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }] };
@@ -153,14 +156,13 @@ export const deliver = async (
   device: PairedDevice,
   fromNumber: string,
   message: proto.IMessage,
-  id: string,
-  pushName: string | undefined,
+  { id, pushName, viaLid }: Omit<InboundOptions, 'offline'>,
 ): Promise<void> => {
   const online = device.link?.ready ?? false;
   if (!online && device.offline.length >= MAX_OFFLINE_PER_DEVICE) {
     throw new Error(`${device.jid} already has ${MAX_OFFLINE_PER_DEVICE} offline messages waiting`);
   }
-  const node = await inboundNode(registry, device, fromNumber, message, { id, pushName, offline: !online });
+  const node = await inboundNode(registry, device, fromNumber, message, { id, pushName, offline: !online, viaLid });
   if (online && device.link?.send(node)) return;
   node.attrs.offline = '1';
   device.offline.push(node);
@@ -176,7 +178,7 @@ export const bootstrapNodes = async (registry: Registry, device: PairedDevice): 
     protocolMessage: {
       type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
       historySyncNotification: {
-        syncType: proto.Message.HistorySyncNotification.HistorySyncType.NON_BLOCKING_DATA,
+        syncType: proto.Message.HistorySyncType.NON_BLOCKING_DATA,
         chunkOrder: 0,
         progress: 100,
       },

@@ -16,12 +16,18 @@ const NO_AAD = Buffer.alloc(0);
 const YEAR_S = 365 * 86_400;
 
 /**
- * A certificate chain 6.17.16 accepts: it decodes `intermediate.details` and checks only `issuerSerial === 0`
- * (noise-handler.js processHandshake). The chain is still signed end to end with throwaway keys, the leaf
- * naming the server's static key, so it looks like the real one.
+ * The emulator's stand-in for WhatsApp's root certificate key, one per test process. Baileys 7 verifies the
+ * intermediate certificate against `WA_CERT_DETAILS.PUBLIC_KEY`; tests substitute this key there
+ * (`trustEmulatorRoot`, and `preloadTrust.cjs` for service processes). Production never does.
  */
-export const certificateChain = (serverStatic: KeyPair): Uint8Array => {
-  const root = Curve.generateKeyPair();
+export const EMULATOR_ROOT: KeyPair = Curve.generateKeyPair();
+
+/**
+ * The certificate chain Baileys 7 checks in noise-handler.js: the intermediate signed by the root key it trusts,
+ * `issuerSerial` 0, the leaf signed by the intermediate's key. The leaf names the server's static key, as the real
+ * one does (Baileys does not compare the two).
+ */
+export const certificateChain = (serverStatic: KeyPair, root: KeyPair = EMULATOR_ROOT): Uint8Array => {
   const intermediate = Curve.generateKeyPair();
   const now = Math.floor(Date.now() / 1000);
   const details = (serial: number, issuerSerial: number, key: Uint8Array): Uint8Array =>
@@ -35,8 +41,8 @@ export const certificateChain = (serverStatic: KeyPair): Uint8Array => {
   const intermediateDetails = details(1, 0, intermediate.public);
   const leafDetails = details(2, 1, serverStatic.public);
   return proto.CertChain.encode({
-    intermediate: { details: intermediateDetails, signature: Curve.sign(root.private, intermediateDetails) as Uint8Array },
-    leaf: { details: leafDetails, signature: Curve.sign(intermediate.private, leafDetails) as Uint8Array },
+    intermediate: { details: intermediateDetails, signature: Curve.sign(root.private, intermediateDetails) },
+    leaf: { details: leafDetails, signature: Curve.sign(intermediate.private, leafDetails) },
   }).finish();
 };
 
@@ -47,7 +53,7 @@ export interface ClientFinish {
 }
 
 /**
- * The responder side of Noise_XX_25519_AESGCM_SHA256 as Baileys' initiator runs it: one shared counter for both
+ * The responder side of Noise_XX_25519_AESGCM_SHA256 as Baileys' initiator runs it (Baileys 7's hkdf is synchronous): one shared counter for both
  * directions until the split, the handshake hash as AAD, and HKDF-SHA256 key mixing with Baileys' own hkdf.
  */
 export class NoiseResponder {
@@ -69,14 +75,14 @@ export class NoiseResponder {
   }
 
   /** Reads the client hello and returns the encoded server hello. */
-  async serverHello(clientHelloFrame: Uint8Array): Promise<Uint8Array> {
+  serverHello(clientHelloFrame: Uint8Array): Uint8Array {
     const clientEphemeral = proto.HandshakeMessage.decode(clientHelloFrame).clientHello?.ephemeral;
     if (!clientEphemeral || clientEphemeral.length !== 32) throw new Error('client hello without a 32-byte ephemeral key');
     this.authenticate(clientEphemeral);
     this.authenticate(this.ephemeral.public);
-    await this.mixIntoKey(Curve.sharedKey(this.ephemeral.private, clientEphemeral));
+    this.mixIntoKey(Curve.sharedKey(this.ephemeral.private, clientEphemeral));
     const staticEnc = this.encrypt(this.staticKey.public);
-    await this.mixIntoKey(Curve.sharedKey(this.staticKey.private, clientEphemeral));
+    this.mixIntoKey(Curve.sharedKey(this.staticKey.private, clientEphemeral));
     const payloadEnc = this.encrypt(this.certificate);
     return proto.HandshakeMessage.encode({
       serverHello: { ephemeral: this.ephemeral.public, static: staticEnc, payload: payloadEnc },
@@ -84,20 +90,20 @@ export class NoiseResponder {
   }
 
   /** Reads the client finish: the client's static key, then its ClientPayload. */
-  async clientFinish(frame: Uint8Array): Promise<ClientFinish> {
+  clientFinish(frame: Uint8Array): ClientFinish {
     const finish = proto.HandshakeMessage.decode(frame).clientFinish;
     if (!finish?.static || !finish.payload) throw new Error('client finish without static key or payload');
     const clientStaticKey = this.decrypt(finish.static);
-    await this.mixIntoKey(Curve.sharedKey(this.ephemeral.private, clientStaticKey));
+    this.mixIntoKey(Curve.sharedKey(this.ephemeral.private, clientStaticKey));
     const payload = proto.ClientPayload.decode(this.decrypt(finish.payload));
     return { clientStaticKey, payload };
   }
 
   /** The transport keys: the client writes with the first half, so the server reads with it. */
-  async split(): Promise<TransportCipher> {
-    const keys = await hkdf(Buffer.alloc(0), 64, { salt: this.salt, info: '' });
-    const readKey = keys.subarray(0, 32);
-    const writeKey = keys.subarray(32);
+  split(): TransportCipher {
+    const keys = hkdf(Buffer.alloc(0), 64, { salt: this.salt, info: '' });
+    const readKey = Buffer.from(keys.subarray(0, 32));
+    const writeKey = Buffer.from(keys.subarray(32));
     let readCounter = 0;
     let writeCounter = 0;
     return {
@@ -110,10 +116,10 @@ export class NoiseResponder {
     this.hash = sha256(Buffer.concat([this.hash, data]));
   }
 
-  private async mixIntoKey(material: Uint8Array): Promise<void> {
-    const keys = await hkdf(Buffer.from(material), 64, { salt: this.salt, info: '' });
-    this.salt = keys.subarray(0, 32);
-    this.key = keys.subarray(32);
+  private mixIntoKey(material: Uint8Array): void {
+    const keys = hkdf(Buffer.from(material), 64, { salt: this.salt, info: '' });
+    this.salt = Buffer.from(keys.subarray(0, 32));
+    this.key = Buffer.from(keys.subarray(32));
     this.counter = 0;
   }
 

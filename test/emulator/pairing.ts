@@ -1,7 +1,10 @@
 import { createHash, randomInt } from 'node:crypto';
 import { Curve, getBinaryNodeChild, hmacSign, proto, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
 
-/** The four parts of the QR a companion shows: `ref,base64(noise key),base64(identity key),base64(adv secret)`. */
+/**
+ * The QR a companion shows: `https://wa.me/settings/linked_devices#ref,base64(noise key),base64(identity key),
+ * base64(adv secret),platform id` (Baileys 7; 6.x showed the four parts alone, which are still accepted).
+ */
 export interface QrParts {
   ref: string;
   noiseKey: Buffer;
@@ -10,9 +13,9 @@ export interface QrParts {
 }
 
 export const parseQr = (qr: string): QrParts => {
-  const parts = qr.split(',');
+  const parts = qr.replace(/^https:\/\/wa\.me\/settings\/linked_devices#/, '').split(',');
   const [ref, noise, identity, adv] = parts;
-  if (parts.length !== 4 || !ref || !noise || !identity || !adv) {
+  if ((parts.length !== 4 && parts.length !== 5) || !ref || !noise || !identity || !adv) {
     throw new Error(`not a WhatsApp Web QR string: '${qr}'`);
   }
   const noiseKey = Buffer.from(noise, 'base64');
@@ -49,7 +52,7 @@ export const pairSuccessNode = ({ iqId, qr, deviceJid, keyIndex, account, platfo
     timestamp: Math.floor(Date.now() / 1000),
     keyIndex,
   }).finish();
-  const accountSignature = Curve.sign(account.private, Buffer.concat([Buffer.from([6, 0]), details, qr.identityKey])) as Uint8Array;
+  const accountSignature = Curve.sign(account.private, Buffer.concat([Buffer.from([6, 0]), details, qr.identityKey]));
   const signed = proto.ADVSignedDeviceIdentity.encode({
     details,
     accountSignatureKey: account.public,

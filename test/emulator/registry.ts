@@ -1,7 +1,8 @@
-import { Curve, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
+import { createHash } from 'node:crypto';
+import { Curve, jidDecode, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
-import type { ClientReceipt, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
+import type { ClientReceipt, PairingRequest, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
 
 /** A live client connection, as the rest of the emulator drives it. */
 export interface DeviceLink {
@@ -36,6 +37,13 @@ export const MAX_OFFLINE_PER_DEVICE = 100;
 const MAX_USERS = 10_000;
 const MAX_RECEIPTS = 1_000;
 export const USER_SERVER = 's.whatsapp.net';
+export const LID_SERVER = 'lid';
+
+/** A stable fake LID user per number (15 digits), as WhatsApp gives every account one. */
+const lidUserOf = (number: string): string => {
+  const value = BigInt(`0x${createHash('sha256').update(`lid/${number}`).digest('hex').slice(0, 15)}`);
+  return (100_000_000_000_000n + (value % 900_000_000_000_000n)).toString();
+};
 
 /** Digits of a number or jid: '+1 555…', '15551234567@s.whatsapp.net', '15551234567:3@…' → '15551234567'. */
 export const numberOf = (numberOrJid: string): string => (numberOrJid.split(/[:@]/, 1)[0] ?? '').replace(/\D/g, '');
@@ -50,8 +58,11 @@ export class Registry {
   private readonly users = new Map<string, FakeUser>();
   private readonly accounts = new Map<string, KeyPair>();
   private readonly lastDeviceId = new Map<string, number>();
+  /** LID user → number, for every number whose LID was handed out. */
+  private readonly numbersByLid = new Map<string, string>();
   private readonly receivedLog: ReceivedMessage[] = [];
   private readonly receiptLog: ClientReceipt[] = [];
+  private readonly pairingLog: PairingRequest[] = [];
   private messageSequence = 0;
 
   constructor(
@@ -81,6 +92,21 @@ export class Registry {
       this.accounts.set(number, account);
     }
     return account;
+  }
+
+  /** The LID user of a number (remembered, so a jid on the lid server maps back to it). */
+  lidOf(number: string): string {
+    const lid = lidUserOf(number);
+    this.numbersByLid.set(lid, number);
+    return lid;
+  }
+
+  /** The number and device a jid addresses, on the phone-number or the lid server ('' when a LID is unknown). */
+  addressOf(jid: string): { number: string; device: number } {
+    const decoded = jidDecode(jid);
+    const user = decoded?.user ?? '';
+    const number = decoded?.server === LID_SERVER ? (this.numbersByLid.get(user) ?? '') : numberOf(user);
+    return { number, device: decoded?.device ?? 0 };
   }
 
   allocateDeviceId(number: string): number {
@@ -117,6 +143,15 @@ export class Registry {
   addReceipt(receipt: ClientReceipt): void {
     this.receiptLog.push(receipt);
     if (this.receiptLog.length > MAX_RECEIPTS) this.receiptLog.shift();
+  }
+
+  addPairingRequest(request: PairingRequest): void {
+    this.pairingLog.push(request);
+    if (this.pairingLog.length > MAX_RECEIPTS) this.pairingLog.shift();
+  }
+
+  pairingRequests(): PairingRequest[] {
+    return [...this.pairingLog];
   }
 
   clientReceipts(): ClientReceipt[] {

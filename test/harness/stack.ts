@@ -65,6 +65,7 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   baileys: {},
   qrWaitMs: 5_000,
   pacingMs: 0,
+  numberChecks: { burst: 50, perMinute: 30 },
   sendTtlMs: 24 * 3_600_000,
   sendQuotas: { queueMax: 1_000, dailyCap: 0 },
   mediaMaxBytes: 1024 * 1024,

@@ -13,6 +13,8 @@ export const LIMITS = {
   filename: 255,
   /** The Idempotency-Key header, visible ASCII characters. */
   idempotencyKey: 255,
+  /** Numbers in one check_number request. */
+  numbersPerCheck: 50,
 } as const;
 
 /** Phone numbers: international digits only, no `+` or separators, 7 to 15 digits. */

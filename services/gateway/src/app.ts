@@ -9,6 +9,8 @@ import type { InstancesClientApi } from './instancesClient';
 import type { WebhooksClientApi } from './webhooksClient';
 import type { SessionsClientApi } from './sessionsClient';
 import { sessionsRoutes } from './routes/sessions';
+import { pairingRoutes } from './routes/pairing';
+import { numbersRoutes } from './routes/numbers';
 import { messagesRoutes } from './routes/messages';
 import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
@@ -119,6 +121,8 @@ export const buildGateway = async ({
       await api.register(tokensRoutes, { revocations });
       await api.register(replayRoutes, { webhooks });
       await api.register(sessionsRoutes, { instances, sessions });
+      await api.register(pairingRoutes, { instances, sessions });
+      await api.register(numbersRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });
     },

@@ -3,7 +3,11 @@ import {
   balancedChannelOptions,
   callUnary,
   loadSessionsProto,
+  type CheckNumbersRequest,
+  type GetPairingCodeRequest,
+  type NumberChecksMessage,
   type GetQrRequest,
+  type PairingCodeMessage,
   type InstanceRequest,
   type QrMessage,
   type ReconnectMessage,
@@ -23,6 +27,9 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const sends = new SendStreamClient(() => client.SendStream(), 10_000);
   return {
     getQr: (request: GetQrRequest) => callUnary<GetQrRequest, QrMessage>(client.GetQr.bind(client), request, timeoutMs),
+    getPairingCode: (request: GetPairingCodeRequest) =>
+      callUnary<GetPairingCodeRequest, PairingCodeMessage>(client.GetPairingCode.bind(client), request, timeoutMs),
+    checkNumbers: (request: CheckNumbersRequest) => callUnary<CheckNumbersRequest, NumberChecksMessage>(client.CheckNumbers.bind(client), request, timeoutMs),
     reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),
     send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
     sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),

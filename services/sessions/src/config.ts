@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 import type { SendQuotas } from './application/messagesService';
+import type { NumberCheckLimits } from './session/numberCheckThrottle';
 
 export interface SessionsConfig extends NatsSettings {
   grpcAddress: string;
@@ -30,6 +31,8 @@ export interface SessionsConfig extends NatsSettings {
   /** How long a send handed to a replica may stay unconfirmed before another replica gets it. */
   dispatchAckWaitMs: number;
   sandbox: { sentDelayMs: number; deliveredDelayMs: number; readDelayMs: number; qrIntervalMs: number };
+  /** check_number allowance per instance: a burst, regained at `perMinute` numbers a minute. */
+  numberChecks: NumberCheckLimits;
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
@@ -44,6 +47,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     baileys: connector === 'baileys' ? baileysOptionsFromEnv(env) : {},
     qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000),
     pacingMs: envInt(env, 'SEND_PACING_MS', 1_000),
+    numberChecks: { burst: envInt(env, 'NUMBER_CHECKS_BURST', 50), perMinute: envInt(env, 'NUMBER_CHECKS_PER_MINUTE', 30) },
     sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),
     sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),

@@ -29,6 +29,7 @@ import { InstanceRegistry } from './registry/instanceRegistry';
 import { SendLedger } from './registry/sendLedger';
 import { SessionManager } from './session/sessionManager';
 import { FactWriter } from './session/factWriter';
+import { NumberCheckThrottle } from './session/numberCheckThrottle';
 
 export interface RunningSessionsService {
   grpcPort: number;
@@ -71,7 +72,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       retryMs: 1_000,
       ackWaitMs: config.dispatchAckWaitMs,
     });
-    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox), logger);
+    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox, new NumberCheckThrottle(config.numberChecks)), logger);
     owner.start();
     dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
     await dispatcher.start();

@@ -4,6 +4,7 @@ import { AppError, notFound, type Credential, type TokenScope } from '@wagw/lib'
 /** The scope each route needs from an instance token (README "Keys"); a route not listed needs `manage`. */
 const SCOPE_OF_ROUTE: Record<string, TokenScope> = {
   '/v1/send': 'send',
+  '/v1/check_number': 'send',
   '/v1/status': 'read',
   '/v1/history': 'read',
   '/v1/history/export': 'read',

@@ -29,6 +29,13 @@ export interface InboundMessage {
   timestamp: string;
 }
 
+/** Whether a number has an account on the platform, and its id there when it does. */
+export interface NumberCheck {
+  number: string;
+  exists: boolean;
+  jid: string | null;
+}
+
 export type ReceiptStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
 /** The `failed` receipt's reason for a recipient without an account on the platform (both adapters). */
@@ -48,6 +55,13 @@ export type ConnectionEvent =
 export interface Connection {
   /** Hands a message to the platform; resolves once the platform took it (a 'sent' receipt follows). */
   send(message: OutboundMessage): Promise<void>;
+  /**
+   * Asks for a pairing code for `number` (international digits): typed on that phone (Linked devices, link with
+   * phone number), it links the instance as a QR scan would. Only while the connection shows QR codes.
+   */
+  requestPairingCode(number: string): Promise<string>;
+  /** Which of the numbers (international digits) have an account; only while connected. */
+  checkNumbers(numbers: readonly string[]): Promise<NumberCheck[]>;
   /** Unlinks the device from the account, then closes. */
   logout(): Promise<void>;
   /** Closes the connection (no further events), keeping the link. */

@@ -1,4 +1,4 @@
-import { assertInstanceId, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
+import { assertInstanceId, invalidArgument, isPhoneNumber, LIMITS, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
 import { sendStreamHandler } from './sendStreamHandler';
@@ -8,6 +8,21 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
   GetQr: unaryHandler(logger, 'GetQr', async (r) => {
     assertInstanceId(r.instanceId);
     return { qr: await owner.getQr(r.instanceId, Math.min(r.waitMs || qrWaitMs, 60_000)) };
+  }),
+  GetPairingCode: unaryHandler(logger, 'GetPairingCode', async (r) => {
+    assertInstanceId(r.instanceId);
+    if (!isPhoneNumber(r.number)) throw invalidArgument('invalid_number', 'number must be 7 to 15 international digits without +');
+    return { code: await owner.getPairingCode(r.instanceId, r.number, Math.min(r.waitMs || qrWaitMs, 60_000)) };
+  }),
+  CheckNumbers: unaryHandler(logger, 'CheckNumbers', async (r) => {
+    assertInstanceId(r.instanceId);
+    if (r.numbers.length === 0 || r.numbers.length > LIMITS.numbersPerCheck) {
+      throw invalidArgument('invalid_numbers', `numbers must hold 1 to ${LIMITS.numbersPerCheck} numbers`);
+    }
+    const bad = r.numbers.find((number) => !isPhoneNumber(number));
+    if (bad !== undefined) throw invalidArgument('invalid_number', `every number must be 7 to 15 international digits without +, got '${bad}'`);
+    const results = await owner.checkNumbers(r.instanceId, r.numbers);
+    return { results: results.map(({ number, exists, jid }) => ({ number, exists, jid: jid ?? '' })) };
   }),
   Reconnect: unaryHandler(logger, 'Reconnect', async (r) => {
     assertInstanceId(r.instanceId);

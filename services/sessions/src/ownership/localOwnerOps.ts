@@ -1,18 +1,35 @@
-import { conflict } from '@wagw/lib';
+import { conflict, unavailable } from '@wagw/lib';
 import type { SandboxPlatform } from '../connector/sandbox';
 import type { Dispatcher } from '../dispatch/dispatcher';
+import type { NumberCheckThrottle } from '../session/numberCheckThrottle';
 import type { SessionManager } from '../session/sessionManager';
 import type { OwnerOps } from './ownerRouter';
 
 /** The owner's side of each operation: this replica's connections, dispatcher and (in sandbox mode) platform. */
-export const localOwnerOps = (sessions: SessionManager, dispatcher: Dispatcher, sandbox: SandboxPlatform | null): OwnerOps => {
+export const localOwnerOps = (
+  sessions: SessionManager,
+  dispatcher: Dispatcher,
+  sandbox: SandboxPlatform | null,
+  numberChecks: NumberCheckThrottle,
+): OwnerOps => {
   const sandboxOnly = (): SandboxPlatform => {
     if (!sandbox) throw conflict('sandbox_only', 'This works only with the sandbox connector (WA_CONNECTOR=sandbox)');
     return sandbox;
   };
   return {
     getQr: (instanceId, waitMs) => sessions.getQr(instanceId, waitMs),
+    getPairingCode: (instanceId, number, waitMs) => sessions.getPairingCode(instanceId, number, waitMs),
     reconnect: (instanceId) => sessions.reconnect(instanceId),
+    checkNumbers: async (instanceId, numbers) => {
+      const connection = sessions.connected(instanceId);
+      if (!connection) throw conflict('not_connected', 'The instance is not connected: numbers are checked over its connection');
+      numberChecks.take(instanceId, numbers.length);
+      try {
+        return await connection.checkNumbers(numbers);
+      } catch (error) {
+        throw unavailable('number_check_failed', 'The platform did not answer the number check; try again', error);
+      }
+    },
     dispatch: (instanceId, accepted, sequence) => dispatcher.dispatchOwned(instanceId, accepted, sequence),
     sandboxScan: async (instanceId, number) => {
       const platform = sandboxOnly();

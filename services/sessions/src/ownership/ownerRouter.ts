@@ -1,10 +1,13 @@
 import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
+import type { NumberCheck } from '../connector/port';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
 export interface OwnerOps {
   getQr(instanceId: string, waitMs: number): Promise<string>;
+  getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string>;
   reconnect(instanceId: string): Promise<void>;
+  checkNumbers(instanceId: string, numbers: string[]): Promise<NumberCheck[]>;
   /** Sends one accepted message; 'retry' when it cannot go out now (not connected), to be offered again later. */
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
@@ -15,7 +18,7 @@ type Call = { [K in keyof OwnerOps]: { op: K; instanceId: string; args: Paramete
 type Reply = { ok: true; value: unknown } | { ok: false; kind: AppError['kind']; code: string; message: string };
 
 /** Operations that may take a free instance (start its connection here); the others only reach a live owner. */
-const TAKES_FREE: ReadonlySet<keyof OwnerOps> = new Set(['getQr', 'reconnect']);
+const TAKES_FREE: ReadonlySet<keyof OwnerOps> = new Set(['getQr', 'getPairingCode', 'reconnect']);
 const ATTEMPTS = 5;
 
 /**
@@ -53,8 +56,16 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'getQr', instanceId, args: [instanceId, waitMs] }, waitMs + 5_000) as Promise<string>;
   }
 
+  getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string> {
+    return this.route({ op: 'getPairingCode', instanceId, args: [instanceId, number, waitMs] }, waitMs + 5_000) as Promise<string>;
+  }
+
   reconnect(instanceId: string): Promise<void> {
     return this.route({ op: 'reconnect', instanceId, args: [instanceId] }) as Promise<void>;
+  }
+
+  checkNumbers(instanceId: string, numbers: string[]): Promise<NumberCheck[]> {
+    return this.route({ op: 'checkNumbers', instanceId, args: [instanceId, numbers] }) as Promise<NumberCheck[]>;
   }
 
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
@@ -123,8 +134,12 @@ export class OwnerRouter implements OwnerOps {
     switch (call.op) {
       case 'getQr':
         return this.local.getQr(...call.args);
+      case 'getPairingCode':
+        return this.local.getPairingCode(...call.args);
       case 'reconnect':
         return this.local.reconnect(...call.args);
+      case 'checkNumbers':
+        return this.local.checkNumbers(...call.args);
       case 'dispatch':
         return this.local.dispatch(...call.args);
       case 'sandboxScan':

@@ -1,4 +1,4 @@
-import { conflict, type Logger, type Ownership } from '@wagw/lib';
+import { conflict, unavailable, type Logger, type Ownership } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
@@ -71,6 +71,22 @@ export class SessionManager {
     if (running?.status === 'connected') throw alreadyConnected();
     const session = running ?? (await this.start(instanceId));
     return waitForQr(session, () => this.sessions.get(instanceId) === session, waitMs);
+  }
+
+  /**
+   * A pairing code for `number`, the alternative to the QR code: the same connection, states and errors as
+   * `getQr` (WhatsApp takes a pairing request only once the connection shows QR codes).
+   */
+  async getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string> {
+    await this.getQr(instanceId, waitMs);
+    const connection = this.sessions.get(instanceId)?.connection;
+    if (!connection) throw unavailable('platform_connection_failed', 'The connection to the platform ended before a pairing code came; try again');
+    try {
+      return await connection.requestPairingCode(number);
+    } catch (error) {
+      this.logger.warn({ err: error, instanceId }, 'the platform gave no pairing code');
+      throw unavailable('pairing_code_failed', 'The platform gave no pairing code; try again');
+    }
   }
 
   /** Restarts the connection of a linked instance. */

@@ -1,12 +1,13 @@
 import type { BaileysEventMap, BinaryNode, WAMessage, WAMessageKey, WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
-import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type OutboundMessage, type ReceiptStatus } from '../port';
+import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type NumberCheck, type OutboundMessage, type ReceiptStatus } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
-import { TtlCache, type InstanceCaches } from './instanceCaches';
+import type { InstanceCaches } from './instanceCaches';
+import { TtlCache } from './ttlCache';
 import type { InstanceAuthState } from './kvAuthState';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
-import { inboundOf, isRecipientUnknown, jidOf, numberOf, outboundContent, platformErrorReason, receiptOf, waMessageIdFor } from './waMessages';
+import { inboundOf, isRecipientUnknown, jidOf, numberOf, outboundContent, platformErrorReason, receiptOf, unresolvedLidOf, waMessageIdFor } from './waMessages';
 
 export interface ConnectionParts {
   instanceId: string;
@@ -53,6 +54,11 @@ export class BaileysConnection implements Connection {
   private restarts = 0;
   /** Receipts go out in the order they came, whatever their id lookups take. */
   private receipts: Promise<void> = Promise.resolve();
+  /** Inbound messages waiting on a LID → number lookup, and the ones after them (order is kept). */
+  private inbound: Promise<void> = Promise.resolve();
+  private inboundWaiting = 0;
+  /** The socket has shown a QR code: WhatsApp accepts a pairing request on it. */
+  private showingQr = false;
   /** Receipts already reported: a failed ack also comes as an ERROR update, and PLAYED follows READ. */
   private readonly reported = new TtlCache(3_600_000, 5_000);
 
@@ -87,6 +93,11 @@ export class BaileysConnection implements Connection {
     const content = outboundContent(message);
     const waId = waMessageIdFor(message.messageId);
     caches.sentIds.set(waId, message.messageId);
+    const [recipient] = await caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]);
+    if (!recipient?.exists) {
+      this.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
+      return;
+    }
     let result;
     try {
       result = await sock.sendMessage(jid, content, { messageId: waId });
@@ -99,6 +110,22 @@ export class BaileysConnection implements Connection {
     await sent.put(instanceId, waId, { messageId: message.messageId, message: result?.message ?? null }).catch((error: unknown) => {
       this.parts.logger.warn({ err: error, messageId: message.messageId }, 'storing a sent message failed: a re-send WhatsApp asks for will fail');
     });
+  }
+
+  /** Which numbers have a WhatsApp account (cached per instance; see NumberDirectory). */
+  async checkNumbers(numbers: readonly string[]): Promise<NumberCheck[]> {
+    const sock = this.sock;
+    if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
+    return this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers);
+  }
+
+  /** A pairing code for `number`: only while QR codes show (the socket is open and not linked yet). */
+  async requestPairingCode(number: string): Promise<string> {
+    const sock = this.sock;
+    if (this.ended || !sock || this.online || !this.showingQr) {
+      throw new Error(`Instance ${this.parts.instanceId} is not waiting to be linked: no pairing code`);
+    }
+    return sock.requestPairingCode(number);
   }
 
   async logout(): Promise<void> {
@@ -128,7 +155,10 @@ export class BaileysConnection implements Connection {
 
   private onConnectionUpdate(sock: WaSocket, update: BaileysEventMap['connection.update']): void {
     if (!this.current(sock)) return;
-    if (update.qr) this.emit({ type: 'qr', qr: update.qr });
+    if (update.qr) {
+      this.showingQr = true;
+      this.emit({ type: 'qr', qr: update.qr });
+    }
     if (update.connection === 'open') {
       this.online = true;
       this.restarts = 0;
@@ -182,9 +212,31 @@ export class BaileysConnection implements Connection {
     for (const message of messages) {
       // The event buffer folds a status update into a pending upsert of the same message instead of emitting it.
       if (message.key.fromMe) this.onStatus(message.key, message);
-      const inbound = inboundOf(message);
-      if (inbound) this.emit({ type: 'inbound', message: inbound });
+      const lid = unresolvedLidOf(message.key);
+      if (lid === null && this.inboundWaiting === 0) this.emitInbound(message);
+      else this.afterLookup(sock, message, lid);
     }
+  }
+
+  private emitInbound(message: WAMessage): void {
+    const inbound = inboundOf(message);
+    if (inbound) this.emit({ type: 'inbound', message: inbound });
+  }
+
+  /** A chat known only by LID: its number from Baileys' LID store first (queued behind earlier lookups). */
+  private afterLookup(sock: WaSocket, message: WAMessage, lid: string | null): void {
+    this.inboundWaiting += 1;
+    this.inbound = this.inbound
+      .then(async () => {
+        const phoneJid = lid === null ? null : await sock.signalRepository.lidMapping.getPNForLID(lid).catch(() => null);
+        if (phoneJid) message.key.remoteJidAlt = phoneJid;
+        else if (lid !== null) this.parts.logger.warn({ lid }, 'an inbound message from a LID with no known number: reported from the LID');
+        this.emitInbound(message);
+      })
+      .catch((error: unknown) => this.parts.logger.error({ err: error }, 'reporting an inbound message failed'))
+      .finally(() => {
+        this.inboundWaiting -= 1;
+      });
   }
 
   private onUpdates(sock: WaSocket, updates: WAMessageUpdate[]): void {
@@ -195,7 +247,9 @@ export class BaileysConnection implements Connection {
   private onStatus(key: WAMessageKey, { status, messageStubParameters }: Pick<WAMessage, 'status' | 'messageStubParameters'>): void {
     const receipt = receiptOf(status);
     if (!key.fromMe || !key.id || !receipt) return;
-    this.report(key.id, receipt, receipt === 'failed' ? platformErrorReason(messageStubParameters?.[0]) : undefined);
+    // Typed `any` by Baileys 7: WhatsApp's error code, as text, when there is one.
+    const code: unknown = (messageStubParameters as unknown[] | null | undefined)?.[0];
+    this.report(key.id, receipt, receipt === 'failed' ? platformErrorReason(typeof code === 'string' ? code : undefined) : undefined);
   }
 
   /** The server took (or refused) one of our messages. */
@@ -255,6 +309,7 @@ export class BaileysConnection implements Connection {
     this.detach = null;
     this.sock = null;
     this.online = false;
+    this.showingQr = false;
     if (!sock) return;
     sock.end(undefined);
     // A WebSocket closed during its handshake reports an error on the next tick, after `end` removed Baileys'

@@ -8,6 +8,7 @@ import {
   type MiscMessageGenerationOptions,
   type UserFacingSocketConfig,
   type WAMessage,
+  type WAMessageKey,
 } from '@whiskeysockets/baileys';
 import { testLogger } from '../../../../../test/harness/logger';
 import type { ConnectionEvent, OutboundMessage } from '../port';
@@ -18,6 +19,9 @@ import { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type SocketEvent, type WaSocket } from './socket';
 import { MemoryTextBucket } from './textBucket';
 import { waMessageIdFor } from './waMessages';
+
+/** A message as Baileys 7 types it (its key is always present, which protobuf's own type cannot say). */
+const waMessage = (fields: proto.IWebMessageInfo): WAMessage => proto.WebMessageInfo.fromObject(fields) as WAMessage;
 
 const boom = (statusCode: number, message: string): Error => Object.assign(new Error(message), { output: { statusCode } });
 
@@ -34,17 +38,35 @@ class FakeSocket implements WaSocket {
     },
   };
   user: Contact | undefined = undefined;
+  /** What Baileys learnt of LID → phone-number pairs. */
+  readonly lids = new Map<string, string>();
+  readonly signalRepository = { lidMapping: { getPNForLID: async (lid: string): Promise<string | null> => this.lids.get(lid) ?? null } };
   readonly ended: Array<Error | undefined> = [];
   readonly sent: Array<{ jid: string; content: AnyMessageContent; options?: MiscMessageGenerationOptions }> = [];
   loggedOut = false;
+  /** Numbers without a WhatsApp account, and every number lookup asked (jids). */
+  readonly unregistered = new Set<string>();
+  readonly lookups: string[][] = [];
   private closed = false;
 
   constructor(readonly config: UserFacingSocketConfig) {}
 
+  readonly pairingRequests: string[] = [];
+
+  async requestPairingCode(phoneNumber: string): Promise<string> {
+    this.pairingRequests.push(phoneNumber);
+    return 'ABCD1234';
+  }
+
+  async onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }>> {
+    this.lookups.push(jids);
+    return jids.filter((jid) => !this.unregistered.has(jid.split('@')[0] ?? '')).map((jid) => ({ jid, exists: true }));
+  }
+
   async sendMessage(jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions): Promise<WAMessage> {
     this.sent.push({ jid, content, options });
     const text = 'text' in content ? content.text : 'media';
-    return proto.WebMessageInfo.fromObject({ key: { remoteJid: jid, fromMe: true, id: options?.messageId }, message: { extendedTextMessage: { text } } });
+    return waMessage({ key: { remoteJid: jid, fromMe: true, id: options?.messageId }, message: { extendedTextMessage: { text } } });
   }
 
   async logout(): Promise<void> {
@@ -247,6 +269,17 @@ describe('the baileys connector', () => {
     expect(events).toEqual([{ type: 'failed', reason: 'forbidden' }]);
   });
 
+  it('asks for a pairing code only while QR codes show', async () => {
+    const { connect, last } = setup();
+    const connection = await connect();
+    await expect(connection.requestPairingCode('15550001111')).rejects.toThrow(/not waiting to be linked/);
+    last().emit('connection.update', { qr: 'ref,noise,identity,adv' });
+    expect(await connection.requestPairingCode('15550001111')).toBe('ABCD1234');
+    expect(last().pairingRequests).toEqual(['15550001111']);
+    last().open();
+    await expect(connection.requestPairingCode('15550001111')).rejects.toThrow(/not waiting to be linked/);
+  });
+
   it('refuses to send before the socket is open', async () => {
     const { connect } = setup();
     const connection = await connect();
@@ -268,6 +301,24 @@ describe('the baileys connector', () => {
     expect(again!.options!.messageId).toBe(first!.options!.messageId);
     expect(waMessageIdFor('msg-1')).toMatch(/^3EB0[0-9A-F]{18}$/);
     expect(waMessageIdFor('msg-2')).not.toBe(waMessageIdFor('msg-1'));
+  });
+
+  it('fails a send to a number without WhatsApp without sending it, and asks about each number once', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    last().unregistered.add('15550009999');
+    await connection.send(message({ messageId: 'nobody-1', to: '15550009999' }));
+    await connection.send(message({ messageId: 'nobody-2', to: '15550009999' }));
+    await connection.send(message({ messageId: 'somebody', to: '15550002222' }));
+    await connection.send(message({ messageId: 'somebody-again', to: '15550002222' }));
+    await settle();
+    expect(last().sent.map((s) => s.jid)).toEqual(['15550002222@s.whatsapp.net', '15550002222@s.whatsapp.net']);
+    expect(last().lookups).toEqual([['15550009999@s.whatsapp.net'], ['15550002222@s.whatsapp.net']]);
+    expect(events.filter((e) => e.type === 'receipt')).toEqual([
+      { type: 'receipt', messageId: 'nobody-1', status: 'failed', reason: 'recipient_not_on_platform' },
+      { type: 'receipt', messageId: 'nobody-2', status: 'failed', reason: 'recipient_not_on_platform' },
+    ]);
   });
 
   it('sends media by content type, naming documents by their filename', async () => {
@@ -326,7 +377,7 @@ describe('the baileys connector', () => {
     const connection = await connect();
     last().open();
     await connection.send(message({ messageId: 'msg-folded' }));
-    const folded = proto.WebMessageInfo.fromObject({
+    const folded = waMessage({
       key: { remoteJid: '15550001111@s.whatsapp.net', fromMe: true, id: waMessageIdFor('msg-folded') },
       message: { extendedTextMessage: { text: 'hello' } },
       status: proto.WebMessageInfo.Status.DELIVERY_ACK,
@@ -384,7 +435,7 @@ describe('the baileys connector', () => {
     await connect();
     last().open();
     const from = (remoteJid: string, content: proto.IMessage, extra: Partial<WAMessage> = {}): WAMessage =>
-      proto.WebMessageInfo.fromObject({
+      waMessage({
         key: { remoteJid, fromMe: false, id: `ID-${Math.random()}` },
         message: content,
         messageTimestamp: 1_700_000_000,
@@ -414,17 +465,46 @@ describe('the baileys connector', () => {
     ]);
   });
 
+  it('reports a chat addressed by LID as the number it maps to, in order, and one with an unknown LID from its LID', async () => {
+    const { connect, last, events } = setup();
+    await connect();
+    last().open();
+    last().lids.set('111111111111111@lid', '15550003333:0@s.whatsapp.net');
+    // Not through fromObject: the alternate jid is Baileys' own field, not the protobuf's.
+    const text = (key: WAMessageKey, conversation: string): WAMessage => ({ key, message: { conversation }, messageTimestamp: 1_700_000_000 });
+    last().emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        // WhatsApp named the number beside the LID (sender_pn), as it mostly does.
+        text({ remoteJid: '222222222222222@lid', remoteJidAlt: '15550004444@s.whatsapp.net', fromMe: false, id: 'L1' }, 'with its number'),
+        // Only the LID: Baileys' LID store knows the number.
+        text({ remoteJid: '111111111111111@lid', fromMe: false, id: 'L2' }, 'known LID'),
+        // A phone-number chat after a lookup still comes after it.
+        text({ remoteJid: '15550002222@s.whatsapp.net', fromMe: false, id: 'P1' }, 'plain'),
+        text({ remoteJid: '333333333333333@lid', fromMe: false, id: 'L3' }, 'unknown LID'),
+      ],
+    });
+    await settle();
+    const inbound = events.flatMap((e) => (e.type === 'inbound' ? [[e.message.platformMessageId, e.message.from]] : []));
+    expect(inbound).toEqual([
+      ['L1', '15550004444'],
+      ['L2', '15550003333'],
+      ['P1', '15550002222'],
+      ['L3', '333333333333333@lid'],
+    ]);
+  });
+
   it('reports messages that arrived while offline (Baileys upserts them as append), but not our own sends', async () => {
     const { connect, last, events } = setup();
     const connection = await connect();
     last().open();
     await connection.send(message());
-    const offline = proto.WebMessageInfo.fromObject({
+    const offline = waMessage({
       key: { remoteJid: '15550002222@s.whatsapp.net', fromMe: false, id: 'OFFLINE-1' },
       message: { conversation: 'while you were away' },
       messageTimestamp: 1_700_000_000,
     });
-    const ownSend = proto.WebMessageInfo.fromObject({
+    const ownSend = waMessage({
       key: { remoteJid: '15550001111@s.whatsapp.net', fromMe: true, id: waMessageIdFor('msg-1') },
       message: { conversation: 'hello' },
     });

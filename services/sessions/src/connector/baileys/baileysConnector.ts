@@ -90,6 +90,8 @@ export class BaileysConnector implements Connector {
     connection.start();
     return {
       send: (message) => connection.send(message),
+      requestPairingCode: (number) => connection.requestPairingCode(number),
+      checkNumbers: (numbers) => connection.checkNumbers(numbers),
       logout: () => connection.logout(),
       close: () => connection.close(),
     };

@@ -1,4 +1,4 @@
-import { TtlCache } from './instanceCaches';
+import { TtlCache } from './ttlCache';
 
 describe('the TTL cache given to Baileys', () => {
   it('forgets entries after their TTL', () => {

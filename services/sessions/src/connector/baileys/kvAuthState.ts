@@ -107,7 +107,7 @@ export class AuthStateStore {
             writes.push(value === null || value === undefined ? () => this.bucket.delete(key) : () => this.bucket.put(key, encode(value)));
           }
         }
-        await this.serially(instanceId, () => settleAll(writes.map((write) => write())));
+        await this.serially(instanceId, () => settleInChunks(writes));
       },
     };
   }
@@ -128,5 +128,20 @@ export class AuthStateStore {
 /** Waits for every write (so none is still in flight when the next batch starts), then throws the first failure. */
 const settleAll = async (writes: Array<Promise<void>>): Promise<void> => {
   const failed = (await Promise.allSettled(writes)).find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+};
+
+/**
+ * Writes in bounded chunks rather than all at once. Baileys 7 stores 812 pre-keys at a first login: 812 KV puts in
+ * flight together queued every other request of the process on the NATS connection behind them (lease renewals and
+ * event appends timed out in the Baileys e2e test); 32 at a time keeps a renewal behind at most 32 puts.
+ */
+const WRITE_CHUNK = 32;
+const settleInChunks = async (writes: Array<() => Promise<void>>): Promise<void> => {
+  let failed: PromiseRejectedResult | undefined;
+  for (let i = 0; i < writes.length; i += WRITE_CHUNK) {
+    const results = await Promise.allSettled(writes.slice(i, i + WRITE_CHUNK).map((write) => write()));
+    failed ??= results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  }
   if (failed) throw failed.reason;
 };

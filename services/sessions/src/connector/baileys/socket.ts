@@ -36,7 +36,13 @@ export interface WaSocket {
     off(event: typeof MESSAGE_ACK, listener: (node: BinaryNode) => void): unknown;
   };
   readonly user: Contact | undefined;
+  /** Where Baileys 7 keeps what it learnt of LID ↔ phone-number pairs (usync, stanzas, history). */
+  readonly signalRepository: { readonly lidMapping: { getPNForLID(lid: string): Promise<string | null> } };
   sendMessage(jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions): Promise<WAMessage | undefined>;
+  /** Which of the numbers (as jids) have an account; the others are left out of the answer. */
+  onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
+  /** Sends the pairing request for `phoneNumber` (digits) and answers the code to type on that phone. */
+  requestPairingCode(phoneNumber: string): Promise<string>;
   logout(msg?: string): Promise<void>;
   end(error: Error | undefined): void;
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage } from '@whiskeysockets/baileys';
+import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
 
 const USER_SERVER = '@s.whatsapp.net';
+const LID_SERVER = '@lid';
 
 /**
  * The WhatsApp id of one of our messages: derived from our id, so a send repeated after a crash carries the same
@@ -98,13 +99,32 @@ const mediaOf = (content: proto.IMessage): MediaOf | null => {
 };
 
 /**
+ * The phone-number jid of a 1:1 chat. WhatsApp addresses many chats by LID (a per-account id that hides the
+ * number): Baileys 7 then gives the number's jid beside it (`remoteJidAlt`, from the stanza's `sender_pn`).
+ * Null for a chat known by LID alone (see `lidOf`) and for anything that is not a 1:1 chat.
+ */
+export const phoneJidOf = (key: WAMessageKey): string | null => {
+  for (const jid of [key.remoteJid, key.remoteJidAlt]) if (jid?.endsWith(USER_SERVER)) return jid;
+  return null;
+};
+
+/** The LID jid of a 1:1 chat addressed by LID without its number beside it: the number is to be looked up. */
+export const unresolvedLidOf = (key: WAMessageKey): string | null => {
+  const jid = key.remoteJid;
+  return jid?.endsWith(LID_SERVER) && phoneJidOf(key) === null ? jid : null;
+};
+
+/**
  * The inbound message a Baileys message is, or null when it is not one we report: our own, not from a 1:1 chat
  * with a phone number (groups, broadcasts, status), or without text or media (reactions, protocol messages).
+ * A chat addressed by LID counts as the number it maps to, so one sender has one number in every event; one whose
+ * number is unknown is still reported, from its LID jid ('…@lid'), rather than lost.
  */
 export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()): InboundMessage | null => {
   const { key } = message;
-  const jid = key.remoteJid;
-  if (key.fromMe || !key.id || !jid?.endsWith(USER_SERVER)) return null;
+  const phoneJid = phoneJidOf(key);
+  const from = phoneJid ? numberOf(phoneJid) : unresolvedLidOf(key)?.replace(/:\d+@/, '@');
+  if (key.fromMe || !key.id || !from) return null;
   const content = normalizeMessageContent(message.message);
   if (!content) return null;
   const media = mediaOf(content);
@@ -113,7 +133,7 @@ export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()
   const seconds = toNumber(message.messageTimestamp ?? 0);
   return {
     platformMessageId: key.id,
-    from: numberOf(jid),
+    from,
     pushName: nonEmpty(message.pushName),
     text,
     media: media ? { mimetype: media.mimetype, filename: media.filename, size: media.size } : null,

@@ -8,7 +8,7 @@ import {
   type ReceiptStatus,
 } from '../port';
 import { randomBytes } from 'node:crypto';
-import { isDigits, newPlatformMessageId, newQr } from './ids';
+import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 
 export interface SandboxOptions {
@@ -133,6 +133,19 @@ export class SandboxPlatform implements Connector {
     else this.showQr(conn, 1);
     return {
       send: (message) => this.accept(conn, message),
+      requestPairingCode: async (number) => {
+        if (!isDigits(number)) throw new Error(`The phone number must be international digits without '+', got '${number}'`);
+        if (conn.stage !== 'qr') throw new Error(`Instance ${instanceId} is not waiting to be linked`);
+        // The simulated phone links on /v1/sandbox/scan, with or without the code.
+        return newPairingCode();
+      },
+      checkNumbers: async (numbers) => {
+        if (conn.stage !== 'connected') throw new Error(`Instance ${instanceId} is not connected to the sandbox`);
+        return numbers.map((number) => {
+          const exists = !number.startsWith(UNREACHABLE_PREFIX);
+          return { number, exists, jid: exists ? `${number}@s.whatsapp.net` : null };
+        });
+      },
       logout: () => this.logout(conn),
       close: async () => this.end(conn),
     };

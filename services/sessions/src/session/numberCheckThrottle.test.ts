@@ -1,0 +1,34 @@
+import { NumberCheckThrottle } from './numberCheckThrottle';
+
+describe('NumberCheckThrottle', () => {
+  it('allows a burst, then refuses with the wait until numbers come back at the per-minute rate', () => {
+    let now = 0;
+    const throttle = new NumberCheckThrottle({ burst: 50, perMinute: 30 }, () => now);
+    throttle.take('A', 50);
+    const refused = (() => {
+      try {
+        throttle.take('A', 1);
+      } catch (error) {
+        return error;
+      }
+      return null;
+    })();
+    expect(refused).toMatchObject({ kind: 'rate_limited', code: 'number_checks_throttled' });
+    expect(String(refused)).toMatch(/try again in 2 s/);
+    now += 10_000; // 5 numbers back
+    throttle.take('A', 5);
+    expect(() => throttle.take('A', 1)).toThrow(/try again/);
+    // Another instance has its own allowance.
+    throttle.take('B', 50);
+  });
+
+  it('takes nothing from a refused request, and never refills beyond the burst', () => {
+    let now = 0;
+    const throttle = new NumberCheckThrottle({ burst: 10, perMinute: 60 }, () => now);
+    expect(() => throttle.take('A', 11)).toThrow(/try again/);
+    throttle.take('A', 10);
+    now += 3_600_000;
+    expect(() => throttle.take('A', 11)).toThrow(/try again/);
+    throttle.take('A', 10);
+  });
+});

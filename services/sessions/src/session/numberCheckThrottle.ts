@@ -1,0 +1,43 @@
+import { AppError } from '@wagw/lib';
+
+export interface NumberCheckLimits {
+  /** Numbers an instance may check in a burst. */
+  burst: number;
+  /** Numbers per minute it regains. */
+  perMinute: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * How many numbers each instance may check (check_number): a token bucket per instance. Bulk lookups are one of
+ * the signals WhatsApp bans numbers for (Evolution API #2228, Baileys #1245), so a caller that asks faster than
+ * `perMinute` gets 429 with the wait, before anything reaches WhatsApp.
+ */
+export class NumberCheckThrottle {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly limits: NumberCheckLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Takes `count` numbers from the instance's allowance, or throws rate_limited (nothing taken). */
+  take(instanceId: string, count: number): void {
+    const now = this.now();
+    const { burst, perMinute } = this.limits;
+    const bucket = this.buckets.get(instanceId) ?? { tokens: burst, at: now };
+    const tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 60_000) * perMinute);
+    if (tokens < count) {
+      this.buckets.set(instanceId, { tokens, at: now });
+      const waitS = Math.ceil(((count - tokens) / perMinute) * 60);
+      throw new AppError('rate_limited', 'number_checks_throttled', `Too many number checks for this instance: try again in ${waitS} s`);
+    }
+    this.buckets.set(instanceId, { tokens: tokens - count, at: now });
+    // Full buckets carry no information: dropped, so the map holds only instances checking right now.
+    if (tokens - count >= burst) this.buckets.delete(instanceId);
+  }
+}
