@@ -1,6 +1,7 @@
 export * from './proto';
 export * from './errors';
 export * from './unary';
+export * from './serverStream';
 export type { InstancesClient, InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
 export type { Instance__Output as InstanceMessage, Instance as InstanceInput } from '../generated/wagw/instances/v1/Instance';
 export type { HistoryEvent as HistoryEventInput } from '../generated/wagw/instances/v1/HistoryEvent';
@@ -19,6 +20,8 @@ export type { ListDeliveriesResponse__Output as DeliveryListMessage } from '../g
 export type { DeliveryRecord as DeliveryRecordInput } from '../generated/wagw/webhooks/v1/DeliveryRecord';
 export type { RedeliverRequest } from '../generated/wagw/webhooks/v1/RedeliverRequest';
 export type { RedeliverResponse__Output as RedeliverMessage } from '../generated/wagw/webhooks/v1/RedeliverResponse';
+export type { StreamEventsRequest } from '../generated/wagw/webhooks/v1/StreamEventsRequest';
+export type { StreamEventsFrame, StreamEventsFrame__Output as StreamEventsFrameMessage } from '../generated/wagw/webhooks/v1/StreamEventsFrame';
 export * from './server';
 export type { SessionsHandlers } from '../generated/wagw/sessions/v1/Sessions';
 export type { GetQrRequest } from '../generated/wagw/sessions/v1/GetQrRequest';

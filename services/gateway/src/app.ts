@@ -17,6 +17,8 @@ import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
+import { eventsRoutes } from './routes/events';
+import { SSE_DEFAULTS, type SseOptions } from './events/sseConnection';
 
 export interface GatewayDeps {
   instances: InstancesClientApi;
@@ -27,6 +29,8 @@ export interface GatewayDeps {
   verifyToken: (token: string | undefined) => string;
   logger: Logger;
   bodyLimit?: number;
+  /** Live events (`/v1/events`): heartbeat interval and per-reader buffer bound. */
+  sse?: Partial<SseOptions>;
 }
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
@@ -45,6 +49,7 @@ export const buildGateway = async ({
   verifyToken,
   logger,
   bodyLimit = 64 * 1024,
+  sse = {},
 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -96,6 +101,7 @@ export const buildGateway = async ({
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
+      await api.register(eventsRoutes, { webhooks, sse: { ...SSE_DEFAULTS, ...sse } });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });

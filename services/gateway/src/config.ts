@@ -1,4 +1,5 @@
 import { envInt, envOptional, envString } from '@wagw/lib';
+import { SSE_DEFAULTS } from './events/sseConnection';
 
 export interface GatewayConfig {
   host: string;
@@ -9,6 +10,8 @@ export interface GatewayConfig {
   sandbox: boolean;
   jwtSecret: string;
   bodyLimit: number;
+  /** `SSE_HEARTBEAT_MS`, `SSE_MAX_BUFFER_BYTES`. */
+  sse?: { heartbeatMs: number; maxBufferBytes: number };
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
@@ -23,5 +26,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sandbox: envString(env, 'WA_CONNECTOR', 'baileys') === 'sandbox',
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
+    sse: {
+      heartbeatMs: envInt(env, 'SSE_HEARTBEAT_MS', SSE_DEFAULTS.heartbeatMs),
+      maxBufferBytes: envInt(env, 'SSE_MAX_BUFFER_BYTES', SSE_DEFAULTS.maxBufferBytes),
+    },
   };
 };

@@ -23,6 +23,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     verifyToken: createTokenVerifier(config.jwtSecret),
     logger,
     bodyLimit: config.bodyLimit,
+    ...(config.sse ? { sse: config.sse } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

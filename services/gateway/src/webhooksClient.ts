@@ -7,6 +7,7 @@ import {
   type ListDeliveriesRequest,
   type RedeliverMessage,
   type RedeliverRequest,
+  type StreamEventsRequest,
 } from '@wagw/lib';
 
 /** The gateway's typed view of the Webhooks gRPC service. */
@@ -16,6 +17,8 @@ export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
   return {
     list: (request: ListDeliveriesRequest) => callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
     redeliver: (request: RedeliverRequest) => callUnary<RedeliverRequest, RedeliverMessage>(client.Redeliver.bind(client), request, timeoutMs),
+    /** A live events stream (no deadline: it lasts as long as its reader); cancel it to end it. */
+    streamEvents: (request: StreamEventsRequest) => client.StreamEvents(request),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => client.close(),
   };

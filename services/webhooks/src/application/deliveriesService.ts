@@ -1,4 +1,4 @@
-import { assertInstanceId, conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
+import { conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, type EventStore } from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
@@ -49,10 +49,8 @@ export class DeliveriesService {
     return deliveryId ? [deliveryId] : redelivered;
   }
 
-  private async assertOwner(account: string, instanceId: string): Promise<void> {
-    assertInstanceId(instanceId);
-    await this.endpoints.reach(instanceId, Number.MAX_SAFE_INTEGER, 2_000);
-    if (this.endpoints.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
+  private assertOwner(account: string, instanceId: string): Promise<void> {
+    return this.endpoints.assertOwner(account, instanceId);
   }
 
   /** Every delivery of the instance, each with its stream's version (the sequence of its last commit). */

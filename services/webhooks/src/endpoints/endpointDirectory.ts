@@ -1,4 +1,14 @@
-import { ALL_INSTANCES_PATTERN, instanceIdOf, instanceStream, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
+import {
+  ALL_INSTANCES_PATTERN,
+  assertInstanceId,
+  instanceIdOf,
+  notFound,
+  instanceStream,
+  Projection,
+  type Commit,
+  type EventStore,
+  type Logger,
+} from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {
@@ -31,6 +41,13 @@ export class EndpointDirectory {
   /** Makes sure the instance's settings include every commit of its stream up to `sequence`. */
   reach(instanceId: string, sequence: number, timeoutMs: number): Promise<boolean> {
     return this.projection.reachStream(instanceStream(instanceId), timeoutMs, sequence);
+  }
+
+  /** Answers 404 for an unknown instance and for another account's (the same answer, so ids cannot be probed). */
+  async assertOwner(account: string, instanceId: string): Promise<void> {
+    assertInstanceId(instanceId);
+    await this.reach(instanceId, Number.MAX_SAFE_INTEGER, 2_000);
+    if (this.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
   }
 
   catchUp(timeoutMs: number): Promise<boolean> {

@@ -1,6 +1,7 @@
-import { unaryHandler, type DeliveryRecordInput, type Logger, type WebhooksHandlers } from '@wagw/lib';
+import { serverStreamHandler, unaryHandler, type DeliveryRecordInput, type Logger, type StreamEventsFrame, type WebhooksHandlers } from '@wagw/lib';
 import type { DeliveriesService } from '../application/deliveriesService';
 import type { Delivery } from '../delivery/state';
+import type { LiveEvents } from '../live/liveEvents';
 
 const toRecord = (d: Delivery): DeliveryRecordInput => ({
   deliveryId: d.deliveryId,
@@ -20,11 +21,20 @@ const toRecord = (d: Delivery): DeliveryRecordInput => ({
   })),
 });
 
-export const webhooksHandlers = (service: DeliveriesService, logger: Logger): WebhooksHandlers => ({
+export const webhooksHandlers = (service: DeliveriesService, live: LiveEvents, logger: Logger): WebhooksHandlers => ({
   ListDeliveries: unaryHandler(logger, 'ListDeliveries', async (r) => ({
     deliveries: (await service.list(r.account, r.instanceId, r.status, r.limit)).map(toRecord),
   })),
   Redeliver: unaryHandler(logger, 'Redeliver', async (r) => ({
     deliveryIds: await service.redeliver(r.account, r.instanceId, r.deliveryId),
   })),
+  StreamEvents: serverStreamHandler(logger, 'StreamEvents', async (r) => {
+    const feed = await live.open({ account: r.account, instanceId: r.instanceId, types: r.types, lastEventId: r.lastEventId });
+    const frames = async function* (): AsyncGenerator<StreamEventsFrame> {
+      yield { ready: true };
+      // The body exactly as the webhook sends it (router.ts), so a receiver and a live reader get the same bytes.
+      for await (const event of feed) yield { event: { id: event.id, type: event.type, json: JSON.stringify(event) } };
+    };
+    return { frames: frames(), close: () => feed.close() };
+  }),
 });
