@@ -18,6 +18,7 @@ import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
 import { eventsRoutes } from './routes/events';
+import { registerConsole } from './console';
 import { SSE_DEFAULTS, type SseOptions } from './events/sseConnection';
 
 export interface GatewayDeps {
@@ -86,6 +87,8 @@ export const buildGateway = async ({
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   app.get('/v1/openapi.json', async () => app.swagger());
+
+  await registerConsole(app);
 
   registerOpsRoutes(app, async () => {
     if (!(await instances.ready(1_000))) return { ready: false, reason: 'instances service is unreachable' };
