@@ -1,6 +1,6 @@
 import { connectNats, JetStreamEventStore, newCommandId, type NatsHandle } from '@wagw/lib';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
-import { startStack, TEST_JWT_SECRET, type TestStack } from '../harness/stack';
+import { replicaGatewayConfig, startStack, type TestStack } from '../harness/stack';
 import { testLogger } from '../harness/logger';
 import { SseReader } from '../harness/sseReader';
 
@@ -9,7 +9,8 @@ describe('live events over HTTP (GET /v1/events, server-sent events)', () => {
   const extraGateways: RunningGateway[] = [];
 
   beforeAll(async () => {
-    stack = await startStack();
+    // The production lease timings (10 s), not the tests' 3 s: linking must not depend on how busy the machine is.
+    stack = await startStack({}, true, { leaseTtlMs: 10_000, leaseRenewMs: 3_000 });
   });
   afterAll(async () => {
     for (const g of extraGateways) await g.close();
@@ -18,20 +19,7 @@ describe('live events over HTTP (GET /v1/events, server-sent events)', () => {
 
   /** Another gateway replica on the same services (each stream connection is independent of the replica). */
   const gatewayReplica = async (sse?: { heartbeatMs: number; maxBufferBytes: number }): Promise<RunningGateway> => {
-    const gateway = await startGateway(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        instancesAddress: `127.0.0.1:${stack.instances.grpcPort}`,
-        webhooksAddress: `127.0.0.1:${stack.webhooks.grpcPort}`,
-        sessionsAddress: `127.0.0.1:${stack.sessions.grpcPort}`,
-        sandbox: true,
-        jwtSecret: TEST_JWT_SECRET,
-        bodyLimit: 64 * 1024,
-        ...(sse ? { sse } : {}),
-      },
-      testLogger('gateway-replica'),
-    );
+    const gateway = await startGateway(replicaGatewayConfig(stack, sse ? { sse } : {}), testLogger('gateway-replica'));
     extraGateways.push(gateway);
     return gateway;
   };
@@ -140,6 +128,9 @@ describe('live events over HTTP (GET /v1/events, server-sent events)', () => {
       const id = await createInstance();
       const reader = await open(`?instance_id=${id}`, { base: `http://127.0.0.1:${replica.port}` });
       reader.pause();
+      const cutOffs = async (): Promise<number> =>
+        Number(/^sse_slow_readers_total(?:{[^}]*})? (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text())?.[1] ?? 0);
+      const cutOffsBefore = await cutOffs();
       // 640 inbound messages of 32 KB (20 MB): more than the socket buffers hold on loopback, appended straight to the log.
       const store = await JetStreamEventStore.open(nats);
       const text = 'x'.repeat(32 * 1024);
@@ -151,7 +142,8 @@ describe('live events over HTTP (GET /v1/events, server-sent events)', () => {
         }),
       );
       await Promise.all(appends);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Paused until the gateway has cut the reader off (its counter says so; bounded), however slowly the events flow.
+      for (let i = 0; i < 300 && (await cutOffs()) < cutOffsBefore + 1; i++) await new Promise((resolve) => setTimeout(resolve, 100));
       reader.resume();
       await reader.until((r) => r.ended, 20_000);
       expect(reader.ended).toBe(true);

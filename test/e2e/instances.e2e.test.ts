@@ -281,6 +281,7 @@ describe('instances over HTTP', () => {
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
           '/create_instance',
+          '/events',
           '/get_qrcode',
           '/history',
           '/history/export',

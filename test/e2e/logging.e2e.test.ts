@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@wagw/lib';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
-import { startStack, TEST_JWT_SECRET, type TestStack } from '../harness/stack';
+import { replicaGatewayConfig, startStack, type TestStack } from '../harness/stack';
 
 describe('logs', () => {
   let stack: TestStack;
@@ -15,19 +15,7 @@ describe('logs', () => {
         done();
       },
     });
-    gateway = await startGateway(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        instancesAddress: `127.0.0.1:${stack.instances.grpcPort}`,
-        webhooksAddress: `127.0.0.1:${stack.webhooks.grpcPort}`,
-        sessionsAddress: `127.0.0.1:${stack.sessions.grpcPort}`,
-        sandbox: true,
-        jwtSecret: TEST_JWT_SECRET,
-        bodyLimit: 65_536,
-      },
-      createLogger('gateway', 'debug', sink),
-    );
+    gateway = await startGateway(replicaGatewayConfig(stack), createLogger('gateway', 'debug', sink));
   });
   afterAll(async () => {
     await gateway.close();

@@ -1,6 +1,7 @@
 import { issueToken } from '@wagw/lib';
 import { startInstancesService, type RunningInstancesService } from '../../services/instances/src/service';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import type { GatewayConfig } from '../../services/gateway/src/config';
 import { startWebhooksService, type RunningWebhooksService } from '../../services/webhooks/src/service';
 import type { WebhooksConfig } from '../../services/webhooks/src/config';
 import { startSessionsService, type RunningSessionsService } from '../../services/sessions/src/service';
@@ -77,6 +78,19 @@ export interface StackOptions {
    */
   sessionsTarget?: (natsUrl: string) => Promise<string>;
 }
+
+/** The settings of one more gateway replica on a stack's services (each gateway is independent and stateless). */
+export const replicaGatewayConfig = (stack: TestStack, overrides: Partial<GatewayConfig> = {}): GatewayConfig => ({
+  host: '127.0.0.1',
+  port: 0,
+  instancesAddress: `127.0.0.1:${stack.instances.grpcPort}`,
+  webhooksAddress: `127.0.0.1:${stack.webhooks.grpcPort}`,
+  sessionsAddress: `127.0.0.1:${stack.sessions.grpcPort}`,
+  sandbox: true,
+  jwtSecret: TEST_JWT_SECRET,
+  bodyLimit: 64 * 1024,
+  ...overrides,
+});
 
 export const startStack = async (
   webhookOverrides: Partial<WebhooksConfig> = {},

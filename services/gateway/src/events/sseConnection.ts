@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ServiceError } from '@grpc/grpc-js';
 import type { FastifyBaseLogger } from 'fastify';
-import { fromServiceError, type StreamEventsFrameMessage } from '@wagw/lib';
+import { Counter, fromServiceError, Gauge, type StreamEventsFrameMessage } from '@wagw/lib';
 import type { LiveCall } from './liveCall';
 import { sseComment, sseEnd, sseEvent, sseRetry } from './sseFormat';
 
@@ -27,6 +27,9 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+const openStreams = new Gauge({ name: 'sse_readers', help: 'Open /v1/events streams' });
+const slowReaders = new Counter({ name: 'sse_slow_readers_total', help: '/v1/events readers cut off for falling too far behind' });
+
 /** Browsers reconnect after this long (they send Last-Event-ID, so nothing is lost). */
 const RETRY_MS = 2_000;
 
@@ -48,6 +51,7 @@ export const serveSse = (
   const finish = (last?: string): void => {
     if (finished) return;
     finished = true;
+    openStreams.dec();
     clearInterval(heartbeat);
     call.off('data', onData);
     call.cancel();
@@ -65,6 +69,7 @@ export const serveSse = (
     res.write(sseEvent(frame.event.id, frame.event.type, frame.event.json));
     if (res.writableLength > options.maxBufferBytes) {
       log.warn({ bufferedBytes: res.writableLength }, 'events reader too slow; disconnected');
+      slowReaders.inc();
       finish(sseEnd('The reader fell too far behind; reconnect with Last-Event-ID to resume', 'slow_reader'));
     }
   };
@@ -80,6 +85,7 @@ export const serveSse = (
   call.on('end', () => finish(sseEnd('The events stream ended (a service restarted); reconnect with Last-Event-ID', 'stream_ended')));
   res.on('close', () => finish());
 
+  openStreams.inc();
   res.writeHead(200, SSE_HEADERS);
   res.write(sseRetry(RETRY_MS));
   res.write(sseComment('connected'));

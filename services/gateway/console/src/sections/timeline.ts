@@ -9,26 +9,6 @@ interface HistoryEvent {
   data: Record<string, unknown>;
 }
 
-const TYPES = [
-  'MessageAccepted',
-  'MessageSent',
-  'MessageDelivered',
-  'MessageRead',
-  'MessageFailed',
-  'MessageReceived',
-  'InstanceCreated',
-  'InstanceConnecting',
-  'InstanceQrIssued',
-  'InstanceLinked',
-  'InstanceConnected',
-  'InstanceDisconnected',
-  'InstanceLoggedOut',
-  'InstanceFailed',
-  'InstanceReset',
-  'WebhookConfigured',
-  'WebhookDisabled',
-];
-
 /** What a person wants to see of an event; every value is shown as text. */
 const summary = (event: HistoryEvent): string => {
   const d = event.data;
@@ -41,7 +21,14 @@ const summary = (event: HistoryEvent): string => {
 
 /** The instance's history as a timeline that grows live, with a type and a message filter. */
 export const timelineSection = (id: string) => {
-  const type = h('select', {}, h('option', { value: '' }, 'All events'), ...TYPES.map((t) => h('option', { value: t }, t)));
+  // The type filter offers the types this instance's history holds (the server names them; no list to keep here).
+  const type = h('select', {}, h('option', { value: '' }, 'All events'));
+  const offered = new Set<string>();
+  const offer = (eventType: string): void => {
+    if (offered.has(eventType)) return;
+    offered.add(eventType);
+    type.append(h('option', { value: eventType }, eventType));
+  };
   const messageId = h('input', { type: 'text', placeholder: 'a message_id', maxlength: '128' });
   const list = h('ol', { class: 'timeline', 'aria-live': 'polite', 'aria-relevant': 'additions' });
   const status = h('div', {}, notice('Loading the history…'));
@@ -66,7 +53,10 @@ export const timelineSection = (id: string) => {
         const body = await api('/history', { instance_id: id, cursor: next, limit: 200, types: type.value, message_id: messageId.value });
         if (mine !== generation) return;
         const events = body.events as HistoryEvent[];
-        for (const event of events) list.prepend(render(event));
+        for (const event of events) {
+          offer(event.type);
+          list.prepend(render(event));
+        }
         const last = events.at(-1);
         const cursor = body.next_cursor as number | null;
         next = cursor ?? (last ? last.sequence + 1 : next);
