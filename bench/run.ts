@@ -8,11 +8,12 @@ import { runEventsBench } from './events';
 import { runHistoryBench } from './history';
 import { fmtHttp as http, runHttpBench } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
+import { runStartupBench } from './startup';
 import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
 
 /** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
-/** BENCH_ONLY=http (or eventstore, history, events, webhooks, cluster, sessions, baileys) runs one group. */
-const GROUPS = ['eventstore', 'http', 'history', 'events', 'webhooks', 'cluster', 'sessions', 'baileys'];
+/** BENCH_ONLY=http (or eventstore, history, events, webhooks, cluster, sessions, baileys, startup) runs one group. */
+const GROUPS = ['eventstore', 'http', 'history', 'events', 'webhooks', 'cluster', 'sessions', 'baileys', 'startup'];
 const only = process.env.BENCH_ONLY || undefined;
 const wanted = (group: string): boolean => !only || only === group;
 
@@ -28,12 +29,27 @@ const main = async (): Promise<void> => {
   if (wanted('cluster')) await clusterRows(rows);
   if (wanted('sessions')) await sessionsRows(rows);
   if (wanted('baileys')) await baileysRows(rows);
+  if (wanted('startup')) await startupRows(rows);
   const table = `${environment()}\n\n${markdownTable(rows)}\n`;
   process.stdout.write(`\n${table}`);
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'latest.md'), table);
   log(`written to ${join(dir, 'latest.md')}`);
+};
+
+const startupRows = async (rows: ResultRow[]): Promise<void> => {
+  const s = await runStartupBench();
+  for (const run of s.runs) {
+    rows.push({
+      benchmark: `${run.service} service start-up to ready, ${fmtInt(s.events)} events in the log (${fmtInt(s.instances)} instances), from its checkpoint`,
+      result: `${run.checkpointSeconds.toFixed(2)} s (RSS ${fmtInt(run.rssMiB[1])} MiB)`,
+      reference: `folding the whole log: ${run.foldSeconds.toFixed(2)} s (RSS ${fmtInt(run.rssMiB[0])} MiB)`,
+      ratio: fmtRatio(run.checkpointSeconds / run.foldSeconds),
+      target: '<= 5 s',
+      met: run.checkpointSeconds <= 5,
+    });
+  }
 };
 
 const eventStoreRows = async (rows: ResultRow[]): Promise<void> => {

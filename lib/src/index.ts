@@ -13,3 +13,4 @@ export * from './validation';
 export * from './delivery';
 export * from './concurrency';
 export * from './leases';
+export * from './instance';

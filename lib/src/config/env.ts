@@ -35,12 +35,16 @@ export interface NatsSettings {
   natsUrl: string;
   /** `NATS_REPLICAS` (default 1): replicas of every stream and KV bucket; 3 on a 3-node cluster. */
   natsReplicas?: number;
+  /** `CHECKPOINT_EVERY_MS` (default 60,000): how often a read model writes its checkpoint while the log moves. */
+  checkpointEveryMs?: number;
 }
+
+export const DEFAULT_CHECKPOINT_EVERY_MS = 60_000;
 
 /** `NATS_URL` (required: the launcher sets it when it starts nats-server itself) and `NATS_REPLICAS`. */
 export const natsSettingsFromEnv = (env: Env): Required<NatsSettings> => {
   const natsUrl = envOptional(env, 'NATS_URL');
   if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
   // The range (1-5) and what the server can hold are checked where the connection is made (connectNats).
-  return { natsUrl, natsReplicas: envInt(env, 'NATS_REPLICAS', 1) };
+  return { natsUrl, natsReplicas: envInt(env, 'NATS_REPLICAS', 1), checkpointEveryMs: envInt(env, 'CHECKPOINT_EVERY_MS', DEFAULT_CHECKPOINT_EVERY_MS) };
 };

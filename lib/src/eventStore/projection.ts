@@ -24,7 +24,9 @@ export class Projection {
     return this.position;
   }
 
-  start(): void {
+  /** Starts applying the commits after `position` (0: from the log's beginning; a checkpoint's position to resume). */
+  start(position = 0): void {
+    this.position = position;
     void this.run();
   }
 

@@ -8,3 +8,4 @@ export * from './startupRetry';
 export * from './provision';
 export * from './ports';
 export * from './topology';
+export * from './checkpointStore';

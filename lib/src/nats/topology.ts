@@ -31,6 +31,12 @@ export const BUCKETS = {
   sandboxConnections: 'sandbox_platform_connections',
 } as const;
 
+/** Object stores (values larger than a NATS message). */
+export const OBJECT_STORES = {
+  /** instances, sessions, webhooks: read-model checkpoints (`lib/src/nats/checkpointStore.ts`). */
+  checkpoints: 'read_model_checkpoints',
+} as const;
+
 /** Durable consumers (shared by a service's replicas; their position survives restarts). */
 export const DURABLES = {
   /** sessions: every MessageAccepted, handed to the replica that holds the instance. */

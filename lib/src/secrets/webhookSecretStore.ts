@@ -44,3 +44,18 @@ export class KvWebhookSecretStore implements WebhookSecretStore {
     return winner;
   }
 }
+
+/** The same contract in memory (one secret per instance, made on first use): for a single process and for tests. */
+export class InMemoryWebhookSecretStore implements WebhookSecretStore {
+  private readonly secrets = new Map<string, string>();
+
+  async get(instanceId: string): Promise<string | null> {
+    return this.secrets.get(instanceId) ?? null;
+  }
+
+  async getOrCreate(instanceId: string): Promise<string> {
+    const secret = this.secrets.get(instanceId) ?? newWebhookSecret();
+    this.secrets.set(instanceId, secret);
+    return secret;
+  }
+}

@@ -9,6 +9,8 @@ import {
   startGrpcServer,
   startBehindOps,
   type Logger,
+  CheckpointStore,
+  DEFAULT_CHECKPOINT_EVERY_MS,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
 import type { InstancesConfig } from './config';
@@ -29,7 +31,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
     const store = await JetStreamEventStore.open(nats, { logger });
     const secrets = await KvWebhookSecretStore.open(nats);
     const directory = new InstanceDirectory(store, logger);
-    directory.start();
+    await directory.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     const instances = new InstancesService({
       store,
       secrets,

@@ -11,6 +11,8 @@ import {
   startBehindOps,
   startGrpcServer,
   type Logger,
+  CheckpointStore,
+  DEFAULT_CHECKPOINT_EVERY_MS,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import { type SessionsConfig } from './config';
@@ -24,6 +26,7 @@ import { localOwnerOps } from './ownership/localOwnerOps';
 import { OwnerRouter } from './ownership/ownerRouter';
 import { InstanceRegistry } from './registry/instanceRegistry';
 import { SessionManager } from './session/sessionManager';
+import { FactWriter } from './session/factWriter';
 
 export interface RunningSessionsService {
   grpcPort: number;
@@ -49,7 +52,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     }
     const events = await JetStreamEventStore.open(nats, { logger });
     const registry = new InstanceRegistry(events, logger);
-    registry.start();
+    await registry.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await registry.catchUp(10_000);
     const ownership = new Ownership(
       await LeaseStore.open(nats, BUCKETS.sessionLeases),
@@ -57,7 +60,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     await ownership.start();
-    const sessions = new SessionManager(connector, events, registry, ownership, logger);
+    const sessions = new SessionManager(connector, new FactWriter(events, logger), registry, ownership, logger);
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
     const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
       pacingMs: config.pacingMs,

@@ -18,6 +18,8 @@ import {
   startGrpcServer,
   STREAMS,
   type Logger,
+  CheckpointStore,
+  DEFAULT_CHECKPOINT_EVERY_MS,
 } from '@wagw/lib';
 import { DeliveriesService } from './application/deliveriesService';
 import type { WebhooksConfig } from './config';
@@ -52,7 +54,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
     const deliveries = await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger });
     const secrets = await KvWebhookSecretStore.open(nats);
     const endpoints = new EndpointDirectory(events, logger);
-    endpoints.start();
+    await endpoints.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     const client = createDeliveryClient({ timeoutMs: config.timeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
     const breaker = new CircuitBreaker(config.circuitThreshold, config.circuitCoolDownMs);
     const now = (): Date => new Date();

@@ -1,41 +1,12 @@
-import { ALL_INSTANCES_PATTERN, instanceIdOf, Projection, type Commit, type EventStore, type Logger } from '@wagw/lib';
-import { evolve, upcast } from '../instance';
-import type { ExistingInstance, InstanceState } from '../instance';
+import { InstanceStates, type ExistingInstance } from '@wagw/lib';
 
-/** The read model behind "list an account's instances": every instance's state, built from the event stream. */
-export class InstanceDirectory {
-  private readonly instances = new Map<string, InstanceState>();
-  private readonly projection: Projection;
-
-  constructor(store: EventStore, logger: Logger) {
-    this.projection = new Projection(store, ALL_INSTANCES_PATTERN, (commit) => this.apply(commit), logger);
-  }
-
-  start(): void {
-    this.projection.start();
-  }
-
-  stop(): Promise<void> {
-    return this.projection.stop();
-  }
-
-  /** True once the model holds everything the store held when asked (bounded wait). */
-  catchUp(timeoutMs: number): Promise<boolean> {
-    return this.projection.catchUp(timeoutMs);
-  }
-
+/** The read model behind "list an account's instances": every instance's state. */
+export class InstanceDirectory extends InstanceStates {
   /** The account's instances, oldest first, after catching up with everything committed before the call. */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
     await this.catchUp(timeoutMs);
-    return [...this.instances.values()]
-      .filter((s): s is ExistingInstance => s.exists && s.account === account)
+    return [...this.all()]
+      .filter((s) => s.account === account)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.instanceId.localeCompare(b.instanceId));
-  }
-
-  private apply(commit: Commit): void {
-    const id = instanceIdOf(commit.stream);
-    let state = this.instances.get(id) ?? { exists: false };
-    for (const event of commit.events) state = evolve(state, upcast(event));
-    this.instances.set(id, state);
   }
 }

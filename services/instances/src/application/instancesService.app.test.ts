@@ -6,11 +6,10 @@ import {
   instanceStream,
   messageEvent,
   messageStream,
-  newWebhookSecret,
+  InMemoryWebhookSecretStore,
   StoreSpecification,
   type GivenCommit,
   type InstanceEvent,
-  type WebhookSecretStore,
 } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { InstanceDirectory } from './instanceDirectory';
@@ -21,19 +20,6 @@ import { InstancesService } from './instancesService';
 const NOW = '2026-11-22T10:00:00.000Z';
 const ID = instanceIdFor('acme', 'create-1');
 const OTHER_ID = instanceIdFor('acme', 'create-2');
-
-/** The KV secret store needs NATS; this keeps the same contract (one secret per instance, made on first use) in memory. */
-class MemorySecrets implements WebhookSecretStore {
-  private readonly secrets = new Map<string, string>();
-  async get(instanceId: string): Promise<string | null> {
-    return this.secrets.get(instanceId) ?? null;
-  }
-  async getOrCreate(instanceId: string): Promise<string> {
-    const secret = this.secrets.get(instanceId) ?? newWebhookSecret();
-    this.secrets.set(instanceId, secret);
-    return secret;
-  }
-}
 
 /** The instance's own stream, holding what other services and earlier commands already stored. */
 const instance = (id: string, ...events: InstanceEvent[]): GivenCommit => ({ stream: instanceStream(id), events });
@@ -53,7 +39,7 @@ describe('InstancesService (application, in-memory store)', () => {
     const dns: Record<string, string[]> = { 'hooks.example': ['93.184.216.34'], 'intranet.example': ['10.0.0.7'] };
     service = new InstancesService({
       store,
-      secrets: new MemorySecrets(),
+      secrets: new InMemoryWebhookSecretStore(),
       directory,
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: false, resolve: async (host) => dns[host] ?? [] }),
       now: () => new Date(NOW),
@@ -80,6 +66,7 @@ describe('InstancesService (application, in-memory store)', () => {
               webhook: null,
               linkedNumber: null,
               lastDisconnectReason: null,
+              resets: 0,
             },
             version: 1,
           },

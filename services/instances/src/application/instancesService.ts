@@ -13,7 +13,7 @@ import {
   type EventStore,
   type WebhookSecretStore,
 } from '@wagw/lib';
-import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '../instance';
+import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '@wagw/lib';
 import { parseFilters, readHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
 import type { InstanceDirectory } from './instanceDirectory';
 

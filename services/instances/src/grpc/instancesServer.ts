@@ -1,5 +1,5 @@
 import { unaryHandler, type HistoryEventInput, type InstanceInput, type InstancesHandlers, type Logger } from '@wagw/lib';
-import type { ExistingInstance } from '../instance';
+import type { ExistingInstance } from '@wagw/lib';
 import type { InstancesService } from '../application';
 
 export const toInstanceMessage = (instance: ExistingInstance, version: number): InstanceInput => ({

@@ -152,7 +152,7 @@ describe('MessagesService.accept (application, in-memory store)', () => {
     });
 
     it('accepts again once linked anew after a logout', async () => {
-      await given(instance(created, linked), instance(instanceEvent('InstanceLoggedOut', NOW, { reason: 'logged_out_on_phone' })), instance(linked))
+      await given(instance(created, linked), instance(instanceEvent('InstanceLoggedOut', NOW, { reason: 'logged_out_on_phone' })), instance(linked, connected))
         .when(() => settled(send()))
         .then((messageId) => ({ commits: [accepted(messageId)] }));
     });

@@ -12,9 +12,17 @@ import {
   type Subscription,
 } from '@wagw/lib';
 
+import type { Connection } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
-import type { SessionManager } from '../session/sessionManager';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
+
+/** What the dispatcher needs of this replica's connections (the session manager). */
+export interface Connections {
+  /** The instance's open, connected connection here, or null. */
+  connected(instanceId: string): Connection | null;
+  /** Remembers who a message went to, for its receipts. */
+  sending(messageId: string, to: string): void;
+}
 
 /** Where a send goes out: here, or on the replica holding the instance's lease (see OwnerRouter). */
 export type SendRoute = (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<'done' | 'retry'>;
@@ -48,7 +56,7 @@ export class Dispatcher {
 
   constructor(
     private readonly events: EventStore,
-    private readonly sessions: SessionManager,
+    private readonly sessions: Connections,
     private readonly registry: InstanceRegistry,
     private readonly media: MediaFetcher,
     private readonly logger: Logger,

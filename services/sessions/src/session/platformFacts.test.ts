@@ -1,44 +1,20 @@
-import { inboundEvent, inboundMessageId, lifecycleEvents, receiptEvent, type FactContext } from './platformFacts';
+import { connectionFactOf, inboundEvent, inboundMessageId, receiptEvent } from './platformFacts';
 
 const now = '2026-11-23T10:00:00.000Z';
-const fresh: FactContext = { qrIssued: false, linkedNumber: null, now };
-const types = (events: Array<{ type: string }>): string[] => events.map((e) => e.type);
 
 describe('platform facts (what a connection event means for the history)', () => {
-  it('announces a QR code once per connection, without its content', () => {
-    const first = lifecycleEvents({ type: 'qr', qr: 'secret-ref' }, fresh);
-    expect(first).toEqual([{ type: 'InstanceQrIssued', schemaVersion: 1, occurredAt: now, data: {} }]);
-    expect(lifecycleEvents({ type: 'qr', qr: 'next-ref' }, { ...fresh, qrIssued: true })).toEqual([]);
-  });
-
-  it('links a new number before connecting, and only connects an instance already linked to it', () => {
-    expect(types(lifecycleEvents({ type: 'connected', number: '4915112345678' }, fresh))).toEqual(['InstanceLinked', 'InstanceConnected']);
-    expect(lifecycleEvents({ type: 'connected', number: '4915112345678' }, fresh)[0]?.data).toEqual({ number: '4915112345678' });
-    expect(types(lifecycleEvents({ type: 'connected', number: '4915112345678' }, { ...fresh, linkedNumber: '4915112345678' }))).toEqual(['InstanceConnected']);
-    // Another phone scanned: the instance is linked anew.
-    expect(types(lifecycleEvents({ type: 'connected', number: '4915199999999' }, { ...fresh, linkedNumber: '4915112345678' }))).toEqual([
-      'InstanceLinked',
-      'InstanceConnected',
-    ]);
-  });
-
-  it('turns an expired QR into QrExpired, and other ends into their events with the reason', () => {
-    expect(types(lifecycleEvents({ type: 'disconnected', reason: 'qr_expired' }, fresh))).toEqual(['InstanceQrExpired']);
-    expect(lifecycleEvents({ type: 'disconnected', reason: 'connection_lost' }, fresh)[0]).toMatchObject({
-      type: 'InstanceDisconnected',
-      data: { reason: 'connection_lost' },
-    });
-    expect(lifecycleEvents({ type: 'logged_out', reason: 'logged_out_on_phone' }, fresh)[0]).toMatchObject({
-      type: 'InstanceLoggedOut',
-      data: { reason: 'logged_out_on_phone' },
-    });
-    expect(lifecycleEvents({ type: 'failed', reason: 'forbidden' }, fresh)[0]).toMatchObject({ type: 'InstanceFailed', data: { reason: 'forbidden' } });
+  it('maps connection events to the facts the instance decides on, never carrying the QR code', () => {
+    expect(connectionFactOf({ type: 'qr', qr: 'secret-ref' })).toEqual({ type: 'qr' });
+    expect(connectionFactOf({ type: 'connected', number: '4915112345678' })).toEqual({ type: 'connected', number: '4915112345678' });
+    expect(connectionFactOf({ type: 'disconnected', reason: 'qr_expired' })).toEqual({ type: 'disconnected', reason: 'qr_expired' });
+    expect(connectionFactOf({ type: 'logged_out', reason: 'logged_out_on_phone' })).toEqual({ type: 'logged_out', reason: 'logged_out_on_phone' });
+    expect(connectionFactOf({ type: 'failed', reason: 'forbidden' })).toEqual({ type: 'failed', reason: 'forbidden' });
   });
 
   it('leaves receipts and inbound messages to their message streams', () => {
-    expect(lifecycleEvents({ type: 'receipt', messageId: 'm1', status: 'sent' }, fresh)).toEqual([]);
+    expect(connectionFactOf({ type: 'receipt', messageId: 'm1', status: 'sent' })).toBeNull();
     const message = { platformMessageId: 'P1', from: '4915100000001', pushName: null, text: 'hi', media: null, timestamp: now };
-    expect(lifecycleEvents({ type: 'inbound', message }, fresh)).toEqual([]);
+    expect(connectionFactOf({ type: 'inbound', message })).toBeNull();
   });
 
   it('records a receipt with its recipient under a command id that makes a repeat a no-op', () => {

@@ -1,14 +1,6 @@
 import { createHash } from 'node:crypto';
-import { instanceEvent, messageEvent, type InstanceEvent, type MessageEvent, type MessageReceived } from '@wagw/lib';
+import { messageEvent, type ConnectionFact, type MessageEvent, type MessageReceived } from '@wagw/lib';
 import type { ConnectionEvent, ReceiptStatus } from '../connector/port';
-
-/** What the session knows when a connection event comes: whether its QR was announced, and the linked number. */
-export interface FactContext {
-  qrIssued: boolean;
-  /** The number the instance is linked to as far as the read model knows, or null. */
-  linkedNumber: string | null;
-  now: string;
-}
 
 const RECEIPT_EVENTS: Record<ReceiptStatus, 'MessageSent' | 'MessageDelivered' | 'MessageRead' | 'MessageFailed'> = {
   sent: 'MessageSent',
@@ -22,32 +14,23 @@ export const inboundMessageId = (instanceId: string, platformId: string): string
   `in_${createHash('sha256').update(`${instanceId}:${platformId}`).digest('hex').slice(0, 24)}`;
 
 /**
- * The lifecycle events a connection event means for the instance's stream (pure): a QR code is announced once per
- * connection (never its content: it is a secret), a connection to a new number links it first, a QR that expired
- * returns the instance to `created`, and disconnects, logouts and failures carry their reason. Receipts and inbound
- * messages belong to message streams (`receiptEvent`, `inboundEvent`): none here.
+ * The connection fact a connection event means for the instance's stream (pure; the instance's decider decides which
+ * events it records). The QR code's content is dropped here: it is a secret. Receipts and inbound messages belong to
+ * message streams (`receiptEvent`, `inboundEvent`): null for them.
  */
-export const lifecycleEvents = (event: ConnectionEvent, context: FactContext): InstanceEvent[] => {
-  const { now } = context;
+export const connectionFactOf = (event: ConnectionEvent): ConnectionFact | null => {
   switch (event.type) {
     case 'qr':
-      return context.qrIssued ? [] : [instanceEvent('InstanceQrIssued', now, {})];
+      return { type: 'qr' };
     case 'connected':
-      return [
-        ...(context.linkedNumber === event.number ? [] : [instanceEvent('InstanceLinked', now, { number: event.number })]),
-        instanceEvent('InstanceConnected', now, {}),
-      ];
+      return { type: 'connected', number: event.number };
     case 'disconnected':
-      return event.reason === 'qr_expired'
-        ? [instanceEvent('InstanceQrExpired', now, {})]
-        : [instanceEvent('InstanceDisconnected', now, { reason: event.reason })];
     case 'logged_out':
-      return [instanceEvent('InstanceLoggedOut', now, { reason: event.reason })];
     case 'failed':
-      return [instanceEvent('InstanceFailed', now, { reason: event.reason })];
+      return { type: event.type, reason: event.reason };
     case 'receipt':
     case 'inbound':
-      return [];
+      return null;
   }
 };
 

@@ -1,37 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import {
-  conflict,
-  instanceEvent,
-  instanceStream,
-  isVersionConflict,
-  messageStream,
-  unavailable,
-  type EventStore,
-  type InstanceEvent,
-  type Logger,
-  type Ownership,
-} from '@wagw/lib';
+import { conflict, type Logger, type Ownership } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
-import { FactRecorder } from './factRecorder';
-import { inboundEvent, lifecycleEvents, receiptEvent } from './platformFacts';
+import type { FactWriter } from './factWriter';
+import { connectionFactOf } from './platformFacts';
+import { alreadyConnected, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
-
-type Status = 'connecting' | 'qr' | 'connected';
-
-interface Session {
-  instanceId: string;
-  connection: Connection | null;
-  status: Status;
-  /** The current QR code: a secret, kept in memory only. */
-  qr: string | null;
-  qrIssued: boolean;
-  waiters: Array<() => void>;
-  reconnectAttempts: number;
-  reconnectTimer: NodeJS.Timeout | null;
-  /** Why the connection last ended (disconnected, logged out or failed): what get_qrcode answers if no QR came. */
-  endReason: string | null;
-}
+import { newSession, wake, type Session } from './session';
 
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
@@ -42,24 +16,19 @@ interface Session {
  */
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
-  /** Recipients of messages handed to the platform, for the receipts that follow. */
-  private readonly recipients = new Map<string, string>();
   private closing = false;
   private claimTimer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> = Promise.resolve();
-  /** What the platform reports is recorded through it: in order per instance, retried while NATS is unavailable. */
-  private readonly facts: FactRecorder;
 
+  /** `facts` records what the platform reports: in order per instance, retried while NATS is unavailable. */
   constructor(
     private readonly connector: Connector,
-    private readonly events: EventStore,
+    private readonly facts: FactWriter,
     private readonly registry: InstanceRegistry,
     private readonly ownership: Ownership,
     private readonly logger: Logger,
     private readonly random: () => number = Math.random,
-    facts?: FactRecorder,
   ) {
-    this.facts = facts ?? new FactRecorder(logger);
     registry.onReset((instanceId) => void this.reset(instanceId));
     ownership.onLost((instanceId) => void this.stop(instanceId));
     ownership.onFreed((instanceId) => void this.claim(instanceId));
@@ -93,34 +62,15 @@ export class SessionManager {
 
   /** Remembers who a message went to, so its receipts can say so. */
   sending(messageId: string, to: string): void {
-    this.recipients.set(messageId, to);
-    if (this.recipients.size > 100_000) this.recipients.delete(this.recipients.keys().next().value as string);
+    this.facts.sending(messageId, to);
   }
 
   /** The current QR code, starting a connection when none runs; waits at most `waitMs` for it. */
   async getQr(instanceId: string, waitMs: number): Promise<string> {
-    let session = this.sessions.get(instanceId);
-    if (session?.status === 'connected') throw conflict('already_connected', 'The instance is connected; no QR code is needed');
-    if (!session) session = await this.start(instanceId);
-    const deadline = Date.now() + waitMs;
-    while (!session.qr) {
-      if (session.status === 'connected') throw conflict('already_connected', 'The instance is connected; no QR code is needed');
-      const remaining = deadline - Date.now();
-      if (this.sessions.get(instanceId) !== session && session.endReason) {
-        throw unavailable('platform_connection_failed', `The connection to the platform ended before a QR code came (${session.endReason}); try again`);
-      }
-      if (remaining <= 0 || this.sessions.get(instanceId) !== session) {
-        throw unavailable('qr_timeout', `No QR code from the platform within ${waitMs} ms; try again`);
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, remaining);
-        session.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return session.qr;
+    const running = this.sessions.get(instanceId);
+    if (running?.status === 'connected') throw alreadyConnected();
+    const session = running ?? (await this.start(instanceId));
+    return waitForQr(session, () => this.sessions.get(instanceId) === session, waitMs);
   }
 
   /** Restarts the connection of a linked instance. */
@@ -177,26 +127,23 @@ export class SessionManager {
     if (this.sessions.get(session.instanceId) === session) this.sessions.delete(session.instanceId);
     if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
     // A get_qrcode still waiting answers now, with the reason, rather than at its deadline.
-    this.wake(session);
+    wake(session);
     if (!this.sessions.has(session.instanceId)) await this.ownership.release(session.instanceId);
   }
 
   private async start(instanceId: string): Promise<Session> {
-    const session: Session = {
-      instanceId,
-      connection: null,
-      status: 'connecting',
-      qr: null,
-      qrIssued: false,
-      waiters: [],
-      reconnectAttempts: 0,
-      reconnectTimer: null,
-      endReason: null,
-    };
+    const session = newSession(instanceId);
     this.sessions.set(instanceId, session);
-    this.recordInstance(instanceId, [instanceEvent('InstanceConnecting', now(), {})]);
-    session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
-    return session;
+    try {
+      session.resets = await this.facts.resetsOf(instanceId);
+      this.facts.connection(instanceId, { type: 'connecting' }, session.resets, now());
+      session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
+      return session;
+    } catch (error) {
+      if (this.sessions.get(instanceId) === session) this.sessions.delete(instanceId);
+      wake(session);
+      throw error;
+    }
   }
 
   private async stop(instanceId: string): Promise<void> {
@@ -207,80 +154,51 @@ export class SessionManager {
     await session.connection?.close();
   }
 
-  private wake(session: Session): void {
-    session.waiters.splice(0).forEach((wake) => wake());
-  }
-
   /**
-   * A connection event: the session's state changes here, at once and in order; what it means for the history
-   * (`platformFacts.ts`, pure) is recorded behind the instance's earlier facts.
+   * A connection event: the session's state changes here, at once and in order; the fact is recorded behind the
+   * instance's earlier ones (`FactWriter`), tied to the reset count the connection started under.
    */
   private async handle(session: Session, event: ConnectionEvent): Promise<void> {
     if (this.sessions.get(session.instanceId) !== session) return;
     const id = session.instanceId;
-    const now = new Date().toISOString();
-    const lifecycle = lifecycleEvents(event, { qrIssued: session.qrIssued, linkedNumber: this.registry.get(id)?.linkedNumber ?? null, now });
-    if (lifecycle.length > 0) this.recordInstance(id, lifecycle);
+    const at = now();
+    const fact = connectionFactOf(event);
+    if (fact) this.facts.connection(id, fact, session.resets, at);
     try {
       switch (event.type) {
         case 'qr':
           session.qr = event.qr;
           session.status = 'qr';
-          session.qrIssued = true;
-          this.wake(session);
+          wake(session);
           return;
         case 'connected':
           session.status = 'connected';
           session.qr = null;
           session.reconnectAttempts = 0;
-          this.wake(session);
+          wake(session);
           return;
         case 'disconnected':
           session.qr = null;
           session.endReason = event.reason;
-          this.wake(session);
+          wake(session);
           if (event.reason === 'qr_expired') await this.end(session);
           else this.scheduleReconnect(session);
           return;
         case 'logged_out':
         case 'failed':
           session.endReason = event.reason;
-          this.wake(session);
+          wake(session);
           if (event.type === 'logged_out') await this.connector.purge(id);
           await this.end(session);
           return;
-        case 'receipt': {
-          const known = this.recipients.get(event.messageId);
-          this.facts.record(id, `receipt ${event.status}`, async () => {
-            const receipt = receiptEvent(event, known ?? (await this.recipientOf(id, event.messageId)), now);
-            await this.events.append(messageStream(id, event.messageId), [receipt.event], { expectedVersion: 'any', commandId: receipt.commandId });
-          });
-          return;
-        }
-        case 'inbound': {
-          const inbound = inboundEvent(id, event, now);
-          this.facts.record(id, 'inbound message', () =>
-            this.events.append(messageStream(id, inbound.messageId), [inbound.event], { expectedVersion: 0, commandId: `inbound-${inbound.messageId}` }).then(
-              () => undefined,
-              (error: unknown) => {
-                // Already there: the platform delivered it twice, or an earlier attempt was stored.
-                if (!isVersionConflict(error)) throw error;
-              },
-            ),
-          );
-          return;
-        }
+        case 'receipt':
+          return this.facts.receipt(id, event, at);
+        case 'inbound':
+          return this.facts.inbound(id, event, at);
       }
     } catch (error) {
       this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
     }
-  }
-
-  /** The recipient of a message this replica did not send (it took the instance over): from MessageAccepted. */
-  private async recipientOf(instanceId: string, messageId: string): Promise<string> {
-    const [first] = await this.events.readStream(messageStream(instanceId, messageId));
-    const accepted = first?.events.find((e) => e.type === 'MessageAccepted');
-    return accepted ? String(accepted.data.to) : '';
   }
 
   private scheduleReconnect(session: Session): void {
@@ -300,14 +218,6 @@ export class SessionManager {
       });
     }, delay);
     session.reconnectTimer.unref();
-  }
-
-  /** Records lifecycle events behind the instance's earlier facts; the command id is fixed once, for every retry. */
-  private recordInstance(instanceId: string, events: InstanceEvent[]): void {
-    const commandId = randomUUID();
-    this.facts.record(instanceId, events.map((e) => e.type).join('+'), async () => {
-      await this.events.append(instanceStream(instanceId), events, { expectedVersion: 'any', commandId });
-    });
   }
 }
 

@@ -78,7 +78,7 @@ export class LiveEvents {
   }
 
   private async ownedBy(account: string, instanceId: string, sequence: number): Promise<boolean> {
-    if (!this.endpoints.get(instanceId)) await this.endpoints.reach(instanceId, sequence, OWNER_WAIT_MS);
+    if (!this.endpoints.get(instanceId)) await this.endpoints.reach(instanceId, OWNER_WAIT_MS, sequence);
     return this.endpoints.get(instanceId)?.account === account;
   }
 }

@@ -1,9 +1,7 @@
 import {
   AggregateCache,
   DURABLES,
-  instanceEvent,
   instanceIdOf,
-  instanceStream,
   Lanes,
   loadAggregate,
   type Decider,
@@ -15,6 +13,7 @@ import {
 import { decideDrop } from '../delivery/decisions';
 import { ALL_DELIVERIES_PATTERN, type DeliveryEvent } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type DeliveryState } from '../delivery/state';
+import { disableWebhook } from '../endpoints/disableWebhook';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
@@ -142,10 +141,7 @@ export class Deliverer {
         case 'retry':
           return job.nak(next.delayMs);
         case 'disable_webhook':
-          await this.events.append(instanceStream(instanceId), [instanceEvent('WebhookDisabled', at, { reason: next.reason })], {
-            expectedVersion: 'any',
-            commandId: `gone-${state.deliveryId}-${attempt}`,
-          });
+          await disableWebhook(this.events, instanceId, endpoint.url, next.reason, at, `gone-${state.deliveryId}-${attempt}`);
           return job.ack();
       }
     } catch (error) {

@@ -1,15 +1,7 @@
-import {
-  Lanes,
-  instanceEvent,
-  instanceStream,
-  isVersionConflict,
-  type Delivery as StoreDelivery,
-  type EventStore,
-  type Logger,
-  type NewEvent,
-} from '@wagw/lib';
+import { Lanes, isVersionConflict, type Delivery as StoreDelivery, type EventStore, type Logger, type NewEvent } from '@wagw/lib';
 import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
+import { disableWebhook } from '../endpoints/disableWebhook';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
 import type { Attempter } from './attempter';
@@ -59,7 +51,7 @@ export class Router {
       // model is first brought up to this event, so a webhook switched on just before it is not missed.
       const known = this.endpoints.get(instanceId);
       if (!known?.enabled || !known.url) {
-        if (!(await this.endpoints.reach(instanceId, delivery.commit.sequence, 5_000))) return delivery.nak(1_000);
+        if (!(await this.endpoints.reach(instanceId, 5_000, delivery.commit.sequence))) return delivery.nak(1_000);
       }
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
@@ -93,10 +85,7 @@ export class Router {
     if (delivered) return this.record(deliveredStream(instanceId, webhook.id), [scheduled, ...events], webhook.id);
     await this.record(deliveryStream(instanceId, webhook.id), [scheduled, ...events], webhook.id);
     if (next.kind === 'disable_webhook') {
-      await this.events.append(instanceStream(instanceId), [instanceEvent('WebhookDisabled', at, { reason: next.reason })], {
-        expectedVersion: 'any',
-        commandId: `gone-${webhook.id}-1`,
-      });
+      await disableWebhook(this.events, instanceId, url, next.reason, at, `gone-${webhook.id}-1`);
     }
   }
 

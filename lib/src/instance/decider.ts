@@ -1,6 +1,10 @@
-import { asCurrentEvent, conflict, instanceEvent, notFound, type Decider, type InstanceEvent, type RecordedEvent } from '@wagw/lib';
+import { notFound, conflict } from '../errors';
+import { asCurrentEvent, type Decider, type RecordedEvent } from '../eventStore';
+import { instanceEvent, type InstanceEvent } from '../events';
 import type { InstanceCommand } from './commands';
-import { initialState, type ExistingInstance, type InstanceState, type Lifecycle } from './state';
+import { decideConnectionFact } from './connectionFacts';
+import { initialInstanceState, type ExistingInstance, type InstanceState } from './state';
+import type { InstanceLifecycle } from '../validation';
 
 export const instanceNotFound = () => notFound('instance_not_found', 'Instance not found');
 
@@ -10,7 +14,7 @@ const ownedBy = (state: InstanceState, account: string): ExistingInstance => {
   return state;
 };
 
-export const decide = (command: InstanceCommand, state: InstanceState): InstanceEvent[] => {
+const decideInstance = (command: InstanceCommand, state: InstanceState): InstanceEvent[] => {
   switch (command.type) {
     case 'CreateInstance':
       if (state.exists) {
@@ -27,6 +31,12 @@ export const decide = (command: InstanceCommand, state: InstanceState): Instance
     case 'ResetInstance':
       ownedBy(state, command.account);
       return [instanceEvent('InstanceReset', command.now, {})];
+    case 'RecordConnectionFact':
+      return decideConnectionFact(command, state);
+    case 'DisableWebhook':
+      // Only the endpoint that answered 410: a webhook reconfigured meanwhile (a new URL) stays as it is.
+      if (!state.exists || state.webhook?.url !== command.url || !state.webhook.enabled) return [];
+      return [instanceEvent('WebhookDisabled', command.now, { reason: command.reason })];
     default: {
       const unknown: never = command;
       throw new Error(`unknown command ${JSON.stringify(unknown)}`);
@@ -34,14 +44,14 @@ export const decide = (command: InstanceCommand, state: InstanceState): Instance
   }
 };
 
-const enter = (state: ExistingInstance, lifecycle: Lifecycle, at: string, changes: Partial<ExistingInstance> = {}): ExistingInstance => ({
+const enter = (state: ExistingInstance, lifecycle: InstanceLifecycle, at: string, changes: Partial<ExistingInstance> = {}): ExistingInstance => ({
   ...state,
   ...changes,
   lifecycle,
   since: state.lifecycle === lifecycle ? state.since : at,
 });
 
-export const evolve = (state: InstanceState, event: InstanceEvent): InstanceState => {
+export const evolveInstance = (state: InstanceState, event: InstanceEvent): InstanceState => {
   if (event.type === 'InstanceCreated') {
     return {
       exists: true,
@@ -53,6 +63,7 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
       webhook: null,
       linkedNumber: null,
       lastDisconnectReason: null,
+      resets: 0,
     };
   }
   if (!state.exists) return state;
@@ -63,7 +74,7 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
     case 'WebhookDisabled':
       return state.webhook ? { ...state, webhook: { ...state.webhook, enabled: false } } : state;
     case 'InstanceReset':
-      return enter(state, 'created', at, { linkedNumber: null, lastDisconnectReason: null });
+      return enter(state, 'created', at, { linkedNumber: null, lastDisconnectReason: null, resets: state.resets + 1 });
     case 'InstanceConnecting':
       return enter(state, 'connecting', at);
     case 'InstanceQrIssued':
@@ -90,11 +101,11 @@ export const evolve = (state: InstanceState, event: InstanceEvent): InstanceStat
 const ignoreUnknown = (_event: never, state: InstanceState): InstanceState => state;
 
 /** Stored events as current ones. Every event type is at schema version 1, so nothing needs converting yet. */
-export const upcast = (event: RecordedEvent): InstanceEvent => asCurrentEvent<InstanceEvent>(event);
+export const upcastInstanceEvent = (event: RecordedEvent): InstanceEvent => asCurrentEvent<InstanceEvent>(event);
 
 export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceState> = {
-  decide,
-  evolve,
-  initialState,
-  upcast,
+  decide: decideInstance,
+  evolve: evolveInstance,
+  initialState: initialInstanceState,
+  upcast: upcastInstanceEvent,
 };

@@ -1,31 +1,12 @@
-import { AppError, instanceEvent, type InstanceEvent } from '@wagw/lib';
-import type { InstanceCommand } from './commands';
-import { decide, evolve } from './decider';
-import { initialState, type InstanceState } from './state';
+import { DeciderSpecification } from '../eventStore';
+import { instanceEvent } from '../events';
+import { instanceDecider } from './decider';
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const LATER = '2026-11-22T11:00:00.000Z';
 const ID = '0123456789ABCDEF0123';
 
-const given = (...events: InstanceEvent[]) => {
-  const state = events.reduce<InstanceState>(evolve, initialState());
-  return {
-    when: (command: InstanceCommand) => ({
-      then: (expected: InstanceEvent[]) => expect(decide(command, state)).toEqual(expected),
-      thenThrows: (code: string) => {
-        let thrown: unknown;
-        try {
-          decide(command, state);
-        } catch (error) {
-          thrown = error;
-        }
-        expect(thrown).toBeInstanceOf(AppError);
-        expect((thrown as AppError).code).toBe(code);
-      },
-    }),
-    state,
-  };
-};
+const given = DeciderSpecification.for(instanceDecider);
 
 const created = instanceEvent('InstanceCreated', NOW, { instance_id: ID, account: 'acme' });
 

@@ -1,0 +1,54 @@
+import { JetStreamEventStore } from '../eventStore';
+import { compareWithCheckpoint, INSTANCE_STATES_MODEL } from '../instance';
+import { createLogger } from '../log';
+import { CheckpointStore, connectNats } from '../nats';
+import { natsSettingsFromEnv } from '../config';
+
+/**
+ * `npm run rebuild -- instance_states [--write]`: folds the read model from the beginning of the log up to the stored
+ * checkpoint's position and says whether both are equal (exit 0) or not (exit 1, with the differing instances).
+ * `--write` stores the rebuilt model as the checkpoint (a repair). Needs NATS_URL (and NATS_REPLICAS on a cluster).
+ */
+const MODELS = [INSTANCE_STATES_MODEL];
+const args = process.argv.slice(2);
+const model = args.find((arg) => !arg.startsWith('--'));
+if (!model || !MODELS.includes(model)) {
+  process.stderr.write(`usage: npm run rebuild -- <read model> [--write]\nread models: ${MODELS.join(', ')}\n`);
+  process.exit(2);
+}
+
+const main = async (): Promise<number> => {
+  const logger = createLogger('rebuild', process.env.LOG_LEVEL ?? 'warn');
+  const settings = natsSettingsFromEnv(process.env);
+  const nats = await connectNats({ url: settings.natsUrl, name: 'rebuild', logger, replicas: settings.natsReplicas });
+  try {
+    const store = await JetStreamEventStore.open(nats, { logger });
+    const checkpoints = await CheckpointStore.open(nats);
+    const started = Date.now();
+    const report = await compareWithCheckpoint(store, checkpoints, logger);
+    const took = `${((Date.now() - started) / 1000).toFixed(2)} s`;
+    if (report.position === null) {
+      process.stdout.write(`${model}: no checkpoint stored yet; rebuilt ${report.instances} instances up to ${report.rebuilt.position} in ${took}\n`);
+    } else if (report.equal) {
+      process.stdout.write(`${model}: the rebuild equals the checkpoint at position ${report.position} (${report.instances} instances, ${took})\n`);
+    } else {
+      process.stdout.write(`${model}: the rebuild DIFFERS from the checkpoint at position ${report.position}; instances: ${report.differing.join(', ')}\n`);
+    }
+    if (args.includes('--write')) {
+      await checkpoints.replace(report.rebuilt);
+      process.stdout.write(`${model}: the rebuilt model is now the checkpoint (position ${report.rebuilt.position})\n`);
+      return 0;
+    }
+    return report.position === null || report.equal ? 0 : 1;
+  } finally {
+    await nats.close();
+  }
+};
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  },
+);

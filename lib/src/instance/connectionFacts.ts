@@ -1,0 +1,36 @@
+import { instanceEvent, type InstanceEvent } from '../events';
+import type { RecordConnectionFact } from './commands';
+import type { InstanceState } from './state';
+
+/**
+ * What a connection fact means for the instance (pure, part of the instance's `decide`):
+ * - a fact from a connection that started before the latest reset is stale and records nothing: a reset racing a
+ *   late "connected" leaves the instance reset, not connected to a device that was just logged out;
+ * - a QR code is announced once per wait for a scan (never its content);
+ * - connecting to a number other than the linked one links it first;
+ * - a QR code that expired unscanned returns the instance to `created`; disconnects, logouts and failures carry their
+ *   reason.
+ */
+export const decideConnectionFact = (command: RecordConnectionFact, state: InstanceState): InstanceEvent[] => {
+  if (!state.exists || state.resets !== command.resets) return [];
+  const { fact, now } = command;
+  switch (fact.type) {
+    case 'connecting':
+      return [instanceEvent('InstanceConnecting', now, {})];
+    case 'qr':
+      return state.lifecycle === 'qr' ? [] : [instanceEvent('InstanceQrIssued', now, {})];
+    case 'connected':
+      return [
+        ...(state.linkedNumber === fact.number ? [] : [instanceEvent('InstanceLinked', now, { number: fact.number })]),
+        instanceEvent('InstanceConnected', now, {}),
+      ];
+    case 'disconnected':
+      return fact.reason === 'qr_expired'
+        ? [instanceEvent('InstanceQrExpired', now, {})]
+        : [instanceEvent('InstanceDisconnected', now, { reason: fact.reason })];
+    case 'logged_out':
+      return [instanceEvent('InstanceLoggedOut', now, { reason: fact.reason })];
+    case 'failed':
+      return [instanceEvent('InstanceFailed', now, { reason: fact.reason })];
+  }
+};

@@ -1,3 +1,0 @@
-export * from './commands';
-export * from './state';
-export * from './decider';

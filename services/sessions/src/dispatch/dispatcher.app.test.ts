@@ -1,0 +1,149 @@
+import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type InstanceEvent } from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import type { Connection } from '../connector/port';
+import { SandboxPlatform } from '../connector/sandbox';
+import { createMediaFetcher } from '../media/mediaFetcher';
+import { InstanceRegistry } from '../registry/instanceRegistry';
+import { Dispatcher, type Connections } from './dispatcher';
+
+// Application tests of sending: the real dispatcher (on its durable subscription), registry and sandbox platform on
+// an in-memory store. Given the instance's events and an accepted message, when the dispatcher works it, then what
+// the platform took and what the dispatcher stored.
+
+const NUMBER = '4915112345678';
+const TO = '4915199999999';
+const PACING_MS = 150;
+
+describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
+  const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
+  let store: InMemoryEventStore;
+  let registry: InstanceRegistry;
+  let platform: SandboxPlatform;
+  let dispatcher: Dispatcher;
+  /** This replica's connections, as the session manager keeps them. */
+  const open = new Map<string, Connection>();
+  const connections: Connections = { connected: (id) => open.get(id) ?? null, sending: () => undefined };
+  let n = 0;
+  let id = '';
+
+  afterAll(() => media.close());
+  beforeEach(async () => {
+    store = new InMemoryEventStore();
+    registry = new InstanceRegistry(store, testLogger());
+    registry.start();
+    platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
+    dispatcher = new Dispatcher(store, connections, registry, media, testLogger(), { pacingMs: PACING_MS, ttlMs: 60_000, retryMs: 50, ackWaitMs: 5_000 });
+    open.clear();
+    id = instanceIdFor('acme', `dispatch-${++n}`);
+  });
+  afterEach(async () => {
+    await dispatcher.stop();
+    await registry.stop();
+  });
+
+  const append = (stream: string, ...events: InstanceEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
+  const now = () => new Date().toISOString();
+  const givenLinked = async (): Promise<void> => {
+    await append(instanceStream(id), instanceEvent('InstanceCreated', now(), { instance_id: id, account: 'acme' }));
+    await append(instanceStream(id), instanceEvent('InstanceLinked', now(), { number: NUMBER }), instanceEvent('InstanceConnected', now(), {}));
+  };
+  /** The instance's connection comes online on the sandbox (a scan), as the session manager would hold it. */
+  const goOnline = async (): Promise<void> => {
+    const connection = await platform.connect(id, () => undefined);
+    await platform.scan(id, NUMBER);
+    open.set(id, connection);
+  };
+  const accept = (messageId: string, text: string, occurredAt = now()) =>
+    store.append(
+      messageStream(id, messageId),
+      [messageEvent('MessageAccepted', occurredAt, { message_id: messageId, to: TO, type: 'text', text, media_url: null, filename: null })],
+      {
+        expectedVersion: 0,
+        commandId: `accept-${messageId}`,
+      },
+    );
+  const failures = async (messageId: string) =>
+    (await store.readStream(messageStream(id, messageId))).flatMap((c) => c.events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason));
+
+  it('sends accepted messages of a connected instance in order, paced', async () => {
+    await givenLinked();
+    await goOnline();
+    await accept('m1', 'first');
+    await accept('m2', 'second');
+    await dispatcher.start();
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 2,
+      5_000,
+    );
+    expect(sent.map((m) => [m.messageId, m.to, m.text])).toEqual([
+      ['m1', TO, 'first'],
+      ['m2', TO, 'second'],
+    ]);
+    expect(Date.parse(sent[1]!.acceptedAt) - Date.parse(sent[0]!.acceptedAt)).toBeGreaterThanOrEqual(PACING_MS - 10);
+  });
+
+  it('keeps a send queued while the instance is not connected, and sends it once it is', async () => {
+    await givenLinked();
+    await accept('m1', 'queued');
+    await dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(platform.sent(id)).toEqual([]);
+    await goOnline();
+    expect(
+      (
+        await eventually(
+          async () => platform.sent(id),
+          (s) => s.length === 1,
+          5_000,
+        )
+      ).map((m) => m.text),
+    ).toEqual(['queued']);
+  });
+
+  it('fails a send accepted before a reset, and sends nothing', async () => {
+    await givenLinked();
+    await accept('m1', 'before the reset');
+    await append(instanceStream(id), instanceEvent('InstanceReset', now(), {}));
+    await registry.reach(id, 2_000);
+    await dispatcher.start();
+    expect(
+      await eventually(
+        () => failures('m1'),
+        (f) => f.length === 1,
+        5_000,
+      ),
+    ).toEqual(['instance_reset']);
+    expect(platform.sent(id)).toEqual([]);
+  });
+
+  it('fails a send at once, with the reason, once the phone logged the device out', async () => {
+    await givenLinked();
+    await append(instanceStream(id), instanceEvent('InstanceLoggedOut', now(), { reason: 'logged_out_on_phone' }));
+    await accept('m1', 'after the logout');
+    await registry.reach(id, 2_000);
+    await dispatcher.start();
+    expect(
+      await eventually(
+        () => failures('m1'),
+        (f) => f.length === 1,
+        5_000,
+      ),
+    ).toEqual(['instance_logged_out_on_phone']);
+  });
+
+  it('fails a send as expired once its time to live passed', async () => {
+    await givenLinked();
+    await accept('m1', 'too old', new Date(Date.now() - 120_000).toISOString());
+    await registry.reach(id, 2_000);
+    await dispatcher.start();
+    expect(
+      await eventually(
+        () => failures('m1'),
+        (f) => f.length === 1,
+        5_000,
+      ),
+    ).toEqual(['expired']);
+  });
+});

@@ -1,0 +1,28 @@
+import { conflict, unavailable } from '@wagw/lib';
+import type { Session } from './session';
+
+export const alreadyConnected = () => conflict('already_connected', 'The instance is connected; no QR code is needed');
+
+/**
+ * Waits at most `waitMs` for the session's QR code. Answers early when the phone links meanwhile (409), or when the
+ * connection ends or is replaced (`isCurrent` turns false): with its reason if it gave one, else as a timeout.
+ */
+export const waitForQr = async (session: Session, isCurrent: () => boolean, waitMs: number): Promise<string> => {
+  const deadline = Date.now() + waitMs;
+  while (!session.qr) {
+    if (session.status === 'connected') throw alreadyConnected();
+    const remaining = deadline - Date.now();
+    if (!isCurrent() && session.endReason) {
+      throw unavailable('platform_connection_failed', `The connection to the platform ended before a QR code came (${session.endReason}); try again`);
+    }
+    if (remaining <= 0 || !isCurrent()) throw unavailable('qr_timeout', `No QR code from the platform within ${waitMs} ms; try again`);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, remaining);
+      session.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+  return session.qr;
+};

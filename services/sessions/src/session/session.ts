@@ -1,0 +1,37 @@
+import type { Connection } from '../connector/port';
+
+export type SessionStatus = 'connecting' | 'qr' | 'connected';
+
+/** One platform connection of an instance on this replica, and what waits on it. */
+export interface Session {
+  instanceId: string;
+  connection: Connection | null;
+  status: SessionStatus;
+  /** The current QR code: a secret, kept in memory only. */
+  qr: string | null;
+  /** get_qrcode calls waiting for a QR code or for the connection's end. */
+  waiters: Array<() => void>;
+  reconnectAttempts: number;
+  reconnectTimer: NodeJS.Timeout | null;
+  /** Why the connection last ended (disconnected, logged out or failed): what get_qrcode answers if no QR came. */
+  endReason: string | null;
+  /** The instance's reset count when the connection started: its facts are stale once the instance is reset again. */
+  resets: number;
+}
+
+export const newSession = (instanceId: string): Session => ({
+  instanceId,
+  connection: null,
+  status: 'connecting',
+  qr: null,
+  waiters: [],
+  reconnectAttempts: 0,
+  reconnectTimer: null,
+  endReason: null,
+  resets: 0,
+});
+
+/** Lets every waiting get_qrcode look at the session again. */
+export const wake = (session: Session): void => {
+  session.waiters.splice(0).forEach((resume) => resume());
+};

@@ -1,0 +1,147 @@
+import {
+  connectNats,
+  instanceDecider,
+  instanceEvent,
+  instanceStream,
+  JetStreamEventStore,
+  LeaseStore,
+  loadAggregate,
+  Ownership,
+  type ExistingInstance,
+  type NatsHandle,
+} from '@wagw/lib';
+import { startTestNats, type TestNats } from '../../../../test/harness/natsServer';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import { SandboxPlatform } from '../connector/sandbox';
+import { InstanceRegistry } from '../registry/instanceRegistry';
+import { FactWriter } from './factWriter';
+import { SessionManager } from './sessionManager';
+
+const NUMBER = '4915112345678';
+const NOW = () => new Date().toISOString();
+
+/**
+ * Connection supervision on a real nats-server: the session manager, its registry, the sandbox platform and the lease,
+ * wired as the sessions service wires them; what it recorded is read back from the instance's stream.
+ */
+describe('session manager (real nats-server, sandbox platform)', () => {
+  let server: TestNats;
+  let nats: NatsHandle;
+  let store: JetStreamEventStore;
+  let registry: InstanceRegistry;
+  let ownership: Ownership;
+  let platform: SandboxPlatform;
+  let sessions: SessionManager;
+  let n = 0;
+
+  beforeAll(async () => {
+    server = await startTestNats();
+    nats = await connectNats({ url: server.url, name: 'session-manager-test', logger: testLogger() });
+    store = await JetStreamEventStore.open(nats, { logger: testLogger() });
+  });
+  afterAll(async () => {
+    await nats.close();
+    await server.dispose();
+  });
+  /** One sessions replica as the service wires it; a lease renewed less often than its TTL can be lost. */
+  const wire = async (renewEveryMs = 1_000): Promise<void> => {
+    registry = new InstanceRegistry(store, testLogger());
+    registry.start();
+    ownership = new Ownership(await LeaseStore.open(nats, `test_leases_${++n}`), { replicaId: 'r1', ttlMs: 5_000, renewEveryMs }, testLogger());
+    await ownership.start();
+    platform = new SandboxPlatform({ qrIntervalMs: 60_000, sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15 });
+    sessions = new SessionManager(platform, new FactWriter(store, testLogger()), registry, ownership, testLogger(), () => 0);
+  };
+  afterEach(async () => {
+    await sessions.closeAll();
+    await registry.stop();
+  });
+
+  const create = async (): Promise<string> => {
+    const id = `SM${Date.now()}${n}`;
+    await store.append(instanceStream(id), [instanceEvent('InstanceCreated', NOW(), { instance_id: id, account: 'acme' })], {
+      expectedVersion: 0,
+      commandId: `c-${id}`,
+    });
+    await registry.reach(id, 5_000);
+    return id;
+  };
+  const instance = async (id: string): Promise<ExistingInstance> => (await loadAggregate(store, instanceDecider, instanceStream(id))).state as ExistingInstance;
+  const types = async (id: string): Promise<string[]> => (await store.readStream(instanceStream(id))).flatMap((c) => c.events.map((e) => e.type));
+
+  it('starts a connection for a QR code, and records the scan as linked and connected', async () => {
+    await wire();
+    const id = await create();
+    expect(await ownership.acquire(id)).toBe(true);
+    const qr = await sessions.getQr(id, 5_000);
+    expect(qr.length).toBeGreaterThan(20);
+    await platform.scan(id, NUMBER);
+    const connected = await eventually(
+      () => instance(id),
+      (s) => s.lifecycle === 'connected',
+    );
+    expect(connected.linkedNumber).toBe(NUMBER);
+    expect(await types(id)).toEqual(['InstanceCreated', 'InstanceConnecting', 'InstanceQrIssued', 'InstanceLinked', 'InstanceConnected']);
+    expect(sessions.connected(id)).not.toBeNull();
+    await expect(sessions.getQr(id, 1_000)).rejects.toMatchObject({ code: 'already_connected' });
+  });
+
+  it('keeps an instance reset when the connection it ended reports "connected" late (the reset wins the race)', async () => {
+    await wire();
+    const id = await create();
+    expect(await ownership.acquire(id)).toBe(true);
+    await sessions.getQr(id, 5_000);
+    // The reset is stored (by the instances service) but has not reached this replica's registry yet when the phone
+    // scans the old QR code: the stopped registry holds that moment still.
+    await eventually(
+      () => instance(id),
+      (s) => s.lifecycle === 'qr',
+    );
+    await registry.stop();
+    await store.append(instanceStream(id), [instanceEvent('InstanceReset', NOW(), {})], { expectedVersion: 'any', commandId: `r-${id}` });
+    await platform.scan(id, NUMBER);
+    expect(
+      await eventually(
+        () => Promise.resolve(sessions.connected(id)),
+        (c) => c !== null,
+      ),
+    ).not.toBeNull();
+    await sessions.closeAll(); // waits for the recorded facts
+    expect(await instance(id)).toMatchObject({ lifecycle: 'created', linkedNumber: null, resets: 1 });
+    expect(await types(id)).toEqual(['InstanceCreated', 'InstanceConnecting', 'InstanceQrIssued', 'InstanceReset']);
+  });
+
+  it('stops the connection at once when another replica takes the lease over', async () => {
+    await wire(60_000); // never renewed within the test: the 5 s lease expires and r2 takes it
+    const id = await create();
+    expect(await ownership.acquire(id)).toBe(true);
+    await sessions.getQr(id, 5_000);
+    await platform.scan(id, NUMBER);
+    await eventually(
+      () => instance(id),
+      (s) => s.lifecycle === 'connected',
+    );
+    const other = new Ownership(await LeaseStore.open(nats, `test_leases_${n}`), { replicaId: 'r2', ttlMs: 5_000, renewEveryMs: 1_000 }, testLogger());
+    await other.start();
+    try {
+      expect(
+        await eventually(
+          () => other.acquire(id),
+          (taken) => taken,
+          8_000,
+          200,
+        ),
+      ).toBe(true);
+      expect(
+        await eventually(
+          () => Promise.resolve(sessions.size),
+          (size) => size === 0,
+        ),
+      ).toBe(0);
+      expect(sessions.connected(id)).toBeNull();
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import { createDeliveryClient, InMemoryEventStore, InMemoryWebhookSecretStore, instanceEvent, instanceIdFor, instanceStream, type NewEvent } from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import { WebhookReceiver } from '../../../../test/harness/webhookReceiver';
+import { deliveryEvent, deliveryStream } from '../delivery/events';
+import { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { Attempter } from './attempter';
+import { CircuitBreaker } from './circuitBreaker';
+import { Deliverer } from './deliverer';
+
+// Application tests of retries, dead letters and redelivery: the real deliverer (on its durable subscription),
+// attempter, endpoint directory and delivery client on one in-memory store, delivering to a real HTTP receiver on
+// 127.0.0.1. Given a delivery job as the router leaves it, when the deliverer works it, then the attempts it records.
+
+const ID = instanceIdFor('acme', 'deliverer-1');
+/** Attempts 1, 2 and 3 at once, 20 ms and 40 ms after the previous one: the whole schedule within a test. */
+const SCHEDULE = [0, 20, 40];
+
+describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
+  const receiver = new WebhookReceiver();
+  const client = createDeliveryClient({ timeoutMs: 2_000, allowPrivateNetworks: true });
+  let store: InMemoryEventStore;
+  let endpoints: EndpointDirectory;
+  let secrets: InMemoryWebhookSecretStore;
+  let deliverer: Deliverer;
+  let path = '';
+  let n = 0;
+
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await client.close();
+    await receiver.stop();
+  });
+  beforeEach(async () => {
+    store = new InMemoryEventStore();
+    endpoints = new EndpointDirectory(store, testLogger());
+    endpoints.start();
+    secrets = new InMemoryWebhookSecretStore();
+    const breaker = new CircuitBreaker(50, 30_000);
+    const attempter = new Attempter(secrets, client, breaker, { schedule: SCHEDULE, random: () => 0.5 }, 'w1', () => new Date());
+    deliverer = new Deliverer(store, store, endpoints, attempter, breaker, testLogger(), {
+      random: () => 0.5,
+      concurrency: 8,
+      batch: 16,
+      ackWaitMs: 10_000,
+      now: () => new Date(),
+    });
+    path = `/hook-${++n}`;
+  });
+  afterEach(async () => {
+    await deliverer.stop();
+    await endpoints.stop();
+  });
+
+  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
+  const givenInstance = async (enabled = true): Promise<void> => {
+    const at = new Date().toISOString();
+    await append(instanceStream(ID), instanceEvent('InstanceCreated', at, { instance_id: ID, account: 'acme' }));
+    await append(instanceStream(ID), instanceEvent('WebhookConfigured', at, { url: receiver.url(path), enabled }));
+    receiver.secret(path, await secrets.getOrCreate(ID));
+    await endpoints.reach(ID, 2_000);
+  };
+  /** A job as the router leaves it after a first attempt that got a 500: its second attempt due `dueInMs` after it. */
+  const failedFirstAttempt = async (deliveryId: string, dueInMs = SCHEDULE[1]!): Promise<void> => {
+    const at = new Date().toISOString();
+    const body = JSON.stringify({ id: deliveryId, type: 'message.sent', instance_id: ID, timestamp: at, data: { message_id: 'm1' } });
+    await append(
+      deliveryStream(ID, deliveryId),
+      deliveryEvent('DeliveryScheduled', at, { delivery_id: deliveryId, instance_id: ID, event_type: 'message.sent', body }),
+      deliveryEvent('DeliveryAttempted', at, {
+        attempt: 1,
+        url: receiver.url(path),
+        outcome: 'retry',
+        status: 500,
+        error: null,
+        duration_ms: 3,
+        next_attempt_in_ms: dueInMs,
+        worker: 'w0',
+      }),
+    );
+  };
+  const types = async (deliveryId: string): Promise<string[]> =>
+    (await store.readStream(deliveryStream(ID, deliveryId))).flatMap((c) => c.events.map((e) => e.type));
+  const attemptsOf = async (deliveryId: string) =>
+    (await store.readStream(deliveryStream(ID, deliveryId))).flatMap((c) => c.events.filter((e) => e.type === 'DeliveryAttempted').map((e) => e.data));
+
+  it('makes the next attempt when it is due and records the delivery', async () => {
+    await givenInstance();
+    await failedFirstAttempt('evt_1_0');
+    await deliverer.start();
+    const attempts = await eventually(
+      () => attemptsOf('evt_1_0'),
+      (a) => a.length === 2,
+      5_000,
+    );
+    expect(attempts[1]).toMatchObject({ attempt: 2, outcome: 'delivered', status: 200, worker: 'w1' });
+    const got = receiver.received.filter((r) => r.path === path);
+    expect(got.map((r) => r.id)).toEqual(['evt_1_0']); // the same webhook-id as the first attempt
+  });
+
+  it('dead-letters a delivery once the schedule is used up', async () => {
+    await givenInstance();
+    receiver.script(path, { status: 503 }, { status: 503 });
+    await failedFirstAttempt('evt_2_0');
+    await deliverer.start();
+    const recorded = await eventually(
+      () => types('evt_2_0'),
+      (t) => t.includes('DeliveryDeadLettered'),
+      5_000,
+    );
+    expect(recorded).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryDeadLettered']);
+  });
+
+  it('drops a pending delivery once the webhook is switched off, sending nothing', async () => {
+    await givenInstance(false);
+    await failedFirstAttempt('evt_3_0');
+    await deliverer.start();
+    expect(
+      await eventually(
+        () => types('evt_3_0'),
+        (t) => t.includes('DeliveryDropped'),
+        5_000,
+      ),
+    ).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryDropped']);
+    expect(receiver.received.filter((r) => r.path === path)).toEqual([]);
+  });
+
+  it('delivers a dead-lettered event again when a redelivery is requested', async () => {
+    await givenInstance();
+    receiver.script(path, { status: 500 }, { status: 500 });
+    await failedFirstAttempt('evt_4_0');
+    await deliverer.start();
+    await eventually(
+      () => types('evt_4_0'),
+      (t) => t.includes('DeliveryDeadLettered'),
+      5_000,
+    );
+    await append(deliveryStream(ID, 'evt_4_0'), deliveryEvent('RedeliveryRequested', new Date().toISOString(), { round: 1 }));
+    const attempts = await eventually(
+      () => attemptsOf('evt_4_0'),
+      (a) => a.some((x) => x.outcome === 'delivered'),
+      5_000,
+    );
+    expect(attempts.at(-1)).toMatchObject({ outcome: 'delivered', status: 200 });
+  });
+});

@@ -1,0 +1,151 @@
+import {
+  createDeliveryClient,
+  InMemoryEventStore,
+  InMemoryWebhookSecretStore,
+  instanceEvent,
+  instanceIdFor,
+  instanceStream,
+  messageEvent,
+  messageStream,
+  type Commit,
+  type Delivery,
+  type NewEvent,
+} from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { WebhookReceiver, type Reply } from '../../../../test/harness/webhookReceiver';
+import { deliveredStream, deliveryStream } from '../delivery/events';
+import { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { Attempter } from './attempter';
+import { CircuitBreaker } from './circuitBreaker';
+import { Router } from './router';
+
+// Application tests of the first attempt: the real router, attempter, endpoint directory and delivery client on one
+// in-memory store (instance events and delivery records), delivering to a real HTTP receiver on 127.0.0.1 that checks
+// every Standard Webhooks signature. Given the instance's events, when the router takes a domain event, then the
+// records it stored, what the receiver got and whether the event was acknowledged.
+
+const ID = instanceIdFor('acme', 'router-1');
+const AT = '2026-11-23T10:00:00.000Z';
+
+describe('Router (application, in-memory store, real HTTP receiver)', () => {
+  const receiver = new WebhookReceiver();
+  const client = createDeliveryClient({ timeoutMs: 2_000, allowPrivateNetworks: true });
+  let store: InMemoryEventStore;
+  let endpoints: EndpointDirectory;
+  let secrets: InMemoryWebhookSecretStore;
+  let router: Router;
+  let path = '';
+  let n = 0;
+
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await client.close();
+    await receiver.stop();
+  });
+  beforeEach(() => {
+    store = new InMemoryEventStore();
+    endpoints = new EndpointDirectory(store, testLogger());
+    endpoints.start();
+    secrets = new InMemoryWebhookSecretStore();
+    const breaker = new CircuitBreaker(5, 30_000);
+    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 30_000], random: () => 0.5 }, 'w1', () => new Date());
+    router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 16 });
+    path = `/hook-${++n}`;
+  });
+  afterEach(() => endpoints.stop());
+
+  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
+  /** The instance with its webhook at the receiver (`enabled` as given), its secret known to the receiver. */
+  const givenInstance = async (enabled = true): Promise<void> => {
+    await append(instanceStream(ID), instanceEvent('InstanceCreated', AT, { instance_id: ID, account: 'acme' }));
+    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: receiver.url(path), enabled }));
+    receiver.secret(path, await secrets.getOrCreate(ID));
+  };
+  const inbound = () =>
+    append(
+      messageStream(ID, 'in_1'),
+      messageEvent('MessageReceived', AT, { message_id: 'in_1', from: '4915100000001', push_name: 'Ann', text: 'hi', media: null, timestamp: AT }),
+    );
+
+  /** Hands the commit at `sequence` to the router as the sequencer does (its delivery `count`), and waits for it. */
+  const route = async (sequence: number, count = 1): Promise<{ acked: boolean; naked: boolean }> => {
+    const [commit] = (await store.readPattern('>', sequence, 1)).commits as [Commit];
+    const outcome = { acked: false, naked: false };
+    const delivery: Delivery = {
+      commit,
+      deliveryCount: count,
+      ack: () => void (outcome.acked = true),
+      nak: () => void (outcome.naked = true),
+      inProgress: () => undefined,
+    };
+    router.handle(ID, delivery);
+    await router.idle();
+    return outcome;
+  };
+  const stored = async (stream: string) => (await store.readStream(stream)).flatMap((c) => c.events.map((e) => ({ type: e.type, data: e.data })));
+  const reply = (...replies: Reply[]) => receiver.script(path, ...replies);
+
+  it('delivers a received message signed, records it as delivered, and acknowledges the event', async () => {
+    await givenInstance();
+    const { version } = await inbound();
+    expect(await route(version)).toEqual({ acked: true, naked: false });
+    const got = receiver.received.filter((r) => r.path === path);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ id: `evt_${version}_0`, body: { type: 'message.received', instance_id: ID, data: { message_id: 'in_1', text: 'hi' } } });
+    expect(await stored(deliveredStream(ID, `evt_${version}_0`))).toMatchObject([
+      { type: 'DeliveryScheduled', data: { delivery_id: `evt_${version}_0`, event_type: 'message.received' } },
+      { type: 'DeliveryAttempted', data: { attempt: 1, outcome: 'delivered', status: 200, worker: 'w1' } },
+    ]);
+    expect(receiver.rejected).toEqual([]);
+  });
+
+  it('leaves a failed first attempt as a job for the deliverer, with its next attempt planned', async () => {
+    await givenInstance();
+    reply({ status: 500 });
+    const { version } = await inbound();
+    expect(await route(version)).toEqual({ acked: true, naked: false });
+    expect(await stored(deliveryStream(ID, `evt_${version}_0`))).toMatchObject([
+      { type: 'DeliveryScheduled' },
+      { type: 'DeliveryAttempted', data: { attempt: 1, outcome: 'retry', status: 500, next_attempt_in_ms: expect.any(Number) } },
+    ]);
+    expect(await stored(deliveredStream(ID, `evt_${version}_0`))).toEqual([]);
+  });
+
+  it('switches the webhook off (a decision of the instance) when the endpoint answers 410 Gone', async () => {
+    await givenInstance();
+    reply({ status: 410 });
+    const { version } = await inbound();
+    await route(version);
+    expect((await stored(instanceStream(ID))).map((e) => e.type)).toEqual(['InstanceCreated', 'WebhookConfigured', 'WebhookDisabled']);
+    await endpoints.reach(ID, 2_000);
+    expect(endpoints.get(ID)).toMatchObject({ enabled: false });
+    expect(await stored(deliveryStream(ID, `evt_${version}_0`))).toMatchObject([
+      { type: 'DeliveryScheduled' },
+      { type: 'DeliveryAttempted', data: { outcome: 'gone' } },
+      { type: 'DeliveryDeadLettered' },
+    ]);
+  });
+
+  it('sends nothing and records nothing while the webhook is off, and acknowledges the event', async () => {
+    await givenInstance(false);
+    const { version } = await inbound();
+    expect(await route(version)).toEqual({ acked: true, naked: false });
+    expect(receiver.received.filter((r) => r.path === path)).toEqual([]);
+    expect(await stored(deliveryStream(ID, `evt_${version}_0`))).toEqual([]);
+  });
+
+  it('does not deliver again an event redelivered after a crash when its record exists', async () => {
+    await givenInstance();
+    const { version } = await inbound();
+    await route(version);
+    expect(await route(version, 2)).toEqual({ acked: true, naked: false });
+    expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
+  });
+
+  it('ignores events receivers are not told about (a QR code was issued)', async () => {
+    await givenInstance();
+    const { version } = await append(instanceStream(ID), instanceEvent('InstanceQrIssued', AT, {}));
+    expect(await route(version)).toEqual({ acked: true, naked: false });
+    expect(receiver.received.filter((r) => r.path === path)).toEqual([]);
+  });
+});
