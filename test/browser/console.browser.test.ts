@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../harness/stack';
@@ -42,6 +42,7 @@ if (reason && process.env.CI) {
     };
 
     beforeAll(async () => {
+      rmSync(SHOTS, { recursive: true, force: true });
       mkdirSync(SHOTS, { recursive: true });
       process.stdout.write(`console.browser.test: screenshots in ${SHOTS}\n`);
       receiver = new WebhookReceiver();
