@@ -21,7 +21,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: ['./tsconfig.check.json', './services/gateway/console/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -4,6 +4,7 @@ import { environment, fmtInt, fmtRatio, log, markdownTable, type ResultRow } fro
 import { runBaileysBench } from './baileys';
 import { clusterRows } from './cluster';
 import { runAppendBench, runReadBench } from './eventStore';
+import { runEventsBench } from './events';
 import { runHistoryBench } from './history';
 import { runReplayBench } from './replay';
 import { fmtHttp as http, runHttpBench } from './http';
@@ -12,8 +13,8 @@ import { runStartupBench } from './startup';
 import { benchWebhookLatency, benchWebhookThroughput } from './webhooks';
 
 /** `npm run bench`: every benchmark, each beside a baseline measured in the same run; prints a Markdown table. */
-/** BENCH_ONLY=http (or eventstore, history, webhooks, cluster, sessions, baileys, startup) runs one group. */
-const GROUPS = ['eventstore', 'http', 'history', 'webhooks', 'cluster', 'sessions', 'baileys', 'startup'];
+/** BENCH_ONLY=http (or eventstore, history, events, webhooks, cluster, sessions, baileys, startup) runs one group. */
+const GROUPS = ['eventstore', 'http', 'history', 'events', 'webhooks', 'cluster', 'sessions', 'baileys', 'startup'];
 const only = process.env.BENCH_ONLY || undefined;
 const wanted = (group: string): boolean => !only || only === group;
 
@@ -24,6 +25,7 @@ const main = async (): Promise<void> => {
   if (wanted('eventstore')) await eventStoreRows(rows);
   if (wanted('http')) await httpRows(rows);
   if (wanted('history')) await historyRows(rows);
+  if (wanted('events')) await eventsRows(rows);
   if (wanted('webhooks')) await webhookRows(rows);
   if (wanted('cluster')) await clusterRows(rows);
   if (wanted('sessions')) await sessionsRows(rows);
@@ -191,6 +193,19 @@ const sessionsRows = async (rows: ResultRow[]): Promise<void> => {
       `${kb(m.rssPerInstance)} RSS/instance (heap after a full GC: ${kb(m.heapPerInstance)}); RSS ${mb(m.linked.rss)} at ${fmtInt(m.instances)}` +
       (more > 0 ? `, ${mb(m.all.rss)} at ${fmtInt(m.allInstances)} (${kb((m.all.rss - m.linked.rss) / more)}/instance past ${fmtInt(m.instances)})` : ''),
     reference: `idle with 0 instances: RSS ${mb(m.idle.rss)}, heap ${mb(m.idle.heapUsed)}`,
+    ratio: '',
+    target: 'report',
+    met: null,
+  });
+};
+
+const eventsRows = async (rows: ResultRow[]): Promise<void> => {
+  const e = await runEventsBench();
+  const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+  rows.push({
+    benchmark: `Live events fan-out: ${fmtInt(e.readers)} SSE readers on one gateway (over ${e.instances} instances), ${fmtInt(e.eventsPerSecond)} events/s for ${e.seconds} s`,
+    result: `latency p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms; ${fmtInt(e.delivered)} of ${fmtInt(e.expected)} deliveries; gateway memory ${fmtInt((e.rssReaders - e.rssIdle) / e.readers / 1024)} KB RSS/reader (RSS ${mb(e.rssIdle)} idle, ${mb(e.rssReaders)} with the readers, ${mb(e.rssEnd)} after the flow)`,
+    reference: `one ordered consumer on the event store: p99 ${e.storeP99Ms} ms`,
     ratio: '',
     target: 'report',
     met: null,

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 # A Docker engine for the container tests (test/containers); they say "skipped" with the reason where none can be had.
 bash scripts/ensure-docker.sh
+# Debian's Chromium for the console's browser tests (test/browser); they say "skipped" with the reason where none can be had.
+bash scripts/ensure-chromium.sh
 npm run --silent build
 results=$(mktemp -d)
 status=0

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@wagw/lib';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
-import { startStack, type TestStack } from '../harness/stack';
+import { replicaGatewayConfig, startStack, type TestStack } from '../harness/stack';
 
 describe('logs', () => {
   let stack: TestStack;
@@ -15,7 +15,7 @@ describe('logs', () => {
         done();
       },
     });
-    gateway = await startGateway({ ...stack.gatewayConfig, replicaId: 'test-gateway-logging' }, createLogger('gateway', 'debug', sink));
+    gateway = await startGateway(replicaGatewayConfig(stack), createLogger('gateway', 'debug', sink));
   });
   afterAll(async () => {
     await gateway.close();

@@ -92,6 +92,14 @@ export interface StackOptions {
   gateway?: Partial<GatewayConfig>;
 }
 
+/** The configuration of one more gateway replica of a running stack (same services, its own replica id). */
+let replicas = 0;
+export const replicaGatewayConfig = (stack: TestStack, overrides: Partial<GatewayConfig> = {}): GatewayConfig => ({
+  ...stack.gatewayConfig,
+  replicaId: `test-gateway-replica-${++replicas}`,
+  ...overrides,
+});
+
 export const startStack = async (
   webhookOverrides: Partial<WebhooksConfig> = {},
   allowPrivateNetworks = true,

@@ -11,6 +11,9 @@ export const instanceHistoryPattern = (instanceId: string): string => `${instanc
 /** The instance streams of every instance. */
 export const ALL_INSTANCES_PATTERN = '*.instance';
 
+/** Every stream of every instance (the whole event log), for account-wide live events. */
+export const ALL_HISTORIES_PATTERN = '>';
+
 interface Event<T extends string, D extends Record<string, unknown>> {
   type: T;
   schemaVersion: number;

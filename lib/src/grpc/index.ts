@@ -2,6 +2,7 @@ export * from './proto';
 export * from './errors';
 export * from './unary';
 export * from './stream';
+export * from './serverStream';
 export type { InstancesClient, InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
 export type { Instance__Output as InstanceMessage, Instance as InstanceInput } from '../generated/wagw/instances/v1/Instance';
 export type { HistoryChunk as HistoryChunkInput, HistoryChunk__Output as HistoryChunkMessage } from '../generated/wagw/instances/v1/HistoryChunk';
@@ -22,6 +23,8 @@ export type { RedeliverRequest } from '../generated/wagw/webhooks/v1/RedeliverRe
 export type { RedeliverResponse__Output as RedeliverMessage } from '../generated/wagw/webhooks/v1/RedeliverResponse';
 export type { ReplayRequest } from '../generated/wagw/webhooks/v1/ReplayRequest';
 export type { ReplayResponse__Output as ReplayMessage } from '../generated/wagw/webhooks/v1/ReplayResponse';
+export type { StreamEventsRequest } from '../generated/wagw/webhooks/v1/StreamEventsRequest';
+export type { StreamEventsFrame, StreamEventsFrame__Output as StreamEventsFrameMessage } from '../generated/wagw/webhooks/v1/StreamEventsFrame';
 export * from './server';
 export type { SessionsHandlers } from '../generated/wagw/sessions/v1/Sessions';
 export type { GetQrRequest } from '../generated/wagw/sessions/v1/GetQrRequest';

@@ -136,6 +136,7 @@ const main = async (): Promise<void> => {
       '',
       `  Gateway ready:  ${base}/v1`,
       `  API docs:       ${base}/v1/docs`,
+      `  Console:        ${base}/console/  (sign in with the token below)`,
       `  NATS:           ${local ? local.description : `${natsUrl} (NATS_URL)`}`,
       env.WA_CONNECTOR === 'sandbox'
         ? '  Connector:      sandbox (a simulated platform: link with /v1/sandbox/scan, no phone needed)'

@@ -25,6 +25,9 @@ import { instancesRoutes } from './routes/instances';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
 import { replayRoutes } from './routes/replay';
+import { eventsRoutes } from './routes/events';
+import { registerConsole } from './console';
+import { SSE_DEFAULTS, type SseOptions } from './events/sseConnection';
 
 export interface GatewayDeps {
   instances: InstancesClientApi;
@@ -39,6 +42,8 @@ export interface GatewayDeps {
   bodyLimit?: number;
   /** Requests per account and per address without a valid credential, counted with the other replicas. */
   rateLimit?: { counter: WindowCounter; settings: RateLimitSettings };
+  /** Live events (`/v1/events`): heartbeat interval and per-reader buffer bound. */
+  sse?: Partial<SseOptions>;
 }
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
@@ -59,6 +64,7 @@ export const buildGateway = async ({
   logger,
   bodyLimit = 64 * 1024,
   rateLimit,
+  sse = {},
 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -103,6 +109,8 @@ export const buildGateway = async ({
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   app.get('/v1/openapi.json', async () => app.swagger());
 
+  await registerConsole(app);
+
   registerOpsRoutes(app, async () => {
     if (!(await instances.ready(1_000))) return { ready: false, reason: 'instances service is unreachable' };
     if (!(await webhooks.ready(1_000))) return { ready: false, reason: 'webhooks service is unreachable' };
@@ -120,6 +128,7 @@ export const buildGateway = async ({
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(tokensRoutes, { revocations });
       await api.register(replayRoutes, { webhooks });
+      await api.register(eventsRoutes, { webhooks, sse: { ...SSE_DEFAULTS, ...sse } });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(pairingRoutes, { instances, sessions });
       await api.register(numbersRoutes, { instances, sessions });

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { envInt, envOptional, envString } from '@wagw/lib';
 import type { RateLimitSettings } from './plugins/rateLimit';
+import { SSE_DEFAULTS } from './events/sseConnection';
 
 export interface GatewayConfig {
   host: string;
@@ -15,6 +16,8 @@ export interface GatewayConfig {
   natsUrl?: string;
   replicaId: string;
   rateLimit: RateLimitSettings & { syncMs: number };
+  /** `SSE_HEARTBEAT_MS`, `SSE_MAX_BUFFER_BYTES`. */
+  sse?: { heartbeatMs: number; maxBufferBytes: number };
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
@@ -36,6 +39,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       anonymousMax: envInt(env, 'RATE_LIMIT_ANONYMOUS_MAX', 60),
       windowMs: Math.max(1, envInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000)),
       syncMs: Math.max(1, envInt(env, 'RATE_LIMIT_SYNC_MS', 100)),
+    },
+    sse: {
+      heartbeatMs: envInt(env, 'SSE_HEARTBEAT_MS', SSE_DEFAULTS.heartbeatMs),
+      maxBufferBytes: envInt(env, 'SSE_MAX_BUFFER_BYTES', SSE_DEFAULTS.maxBufferBytes),
     },
   };
 };

@@ -38,6 +38,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     bodyLimit: config.bodyLimit,
     // Both limits 0: no limiter at all (not even counting).
     ...(config.rateLimit.accountMax > 0 || config.rateLimit.anonymousMax > 0 ? { rateLimit: { counter, settings: config.rateLimit } } : {}),
+    ...(config.sse ? { sse: config.sse } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

@@ -9,6 +9,7 @@ import {
   type RedeliverRequest,
   type ReplayMessage,
   type ReplayRequest,
+  type StreamEventsRequest,
 } from '@wagw/lib';
 
 /** The gateway's typed view of the Webhooks gRPC service. */
@@ -19,6 +20,8 @@ export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
     list: (request: ListDeliveriesRequest) => callUnary<ListDeliveriesRequest, DeliveryListMessage>(client.ListDeliveries.bind(client), request, timeoutMs),
     redeliver: (request: RedeliverRequest) => callUnary<RedeliverRequest, RedeliverMessage>(client.Redeliver.bind(client), request, timeoutMs),
     replay: (request: ReplayRequest) => callUnary<ReplayRequest, ReplayMessage>(client.Replay.bind(client), request, timeoutMs),
+    /** A live events stream (no deadline: it lasts as long as its reader); cancel it to end it. */
+    streamEvents: (request: StreamEventsRequest) => client.StreamEvents(request),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => client.close(),
   };

@@ -25,6 +25,7 @@ import { DeliveriesService } from './application/deliveriesService';
 import type { WebhooksConfig } from './config';
 import { EndpointDirectory } from './endpoints/endpointDirectory';
 import { webhooksHandlers } from './grpc/webhooksServer';
+import { LiveEvents } from './live/liveEvents';
 import { Attempter } from './worker/attempter';
 import { CircuitBreaker } from './worker/circuitBreaker';
 import { Deliverer } from './worker/deliverer';
@@ -101,9 +102,10 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       gaugeFrom('webhook_replicas', 'Webhooks replicas alive, as this one sees them', () => membership.aliveCount()),
     ];
 
+    const live = new LiveEvents(events, endpoints);
     const grpc = await startGrpcServer(
       loadWebhooksProto().Webhooks.service,
-      webhooksHandlers(new DeliveriesService(deliveries, endpoints), logger),
+      webhooksHandlers(new DeliveriesService(deliveries, endpoints), live, logger),
       config.grpcAddress,
     );
     startup.started(async () => {
@@ -111,9 +113,9 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
       return { ready: true };
     });
-    return { nats, grpc, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges };
+    return { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges };
   });
-  const { nats, grpc, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges } = service;
+  const { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'webhooks service started');
   let closed = false;
   return {
@@ -122,6 +124,8 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
     close: async () => {
       if (closed) return;
       closed = true;
+      // Live readers end first (their streams would hold the gRPC server open); they resume elsewhere.
+      await live.closeAll();
       await grpc.close();
       await ops.close();
       // Hand the sequencer role over, then finish the work this replica holds, taking no new instances meanwhile.

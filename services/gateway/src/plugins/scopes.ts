@@ -9,6 +9,7 @@ const SCOPE_OF_ROUTE: Record<string, TokenScope> = {
   '/v1/history': 'read',
   '/v1/history/export': 'read',
   '/v1/webhook_deliveries': 'read',
+  '/v1/events': 'read',
 };
 
 /** Routes about the account rather than one instance: an instance token cannot call them. */

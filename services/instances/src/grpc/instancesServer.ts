@@ -1,4 +1,12 @@
-import { serverStreamHandler, unaryHandler, type HistoryRequest, type InstanceInput, type InstancesHandlers, type Logger } from '@wagw/lib';
+import {
+  serverStreamHandler,
+  unaryHandler,
+  type HistoryChunkInput,
+  type HistoryRequest,
+  type InstanceInput,
+  type InstancesHandlers,
+  type Logger,
+} from '@wagw/lib';
 import type { ExistingInstance } from '@wagw/lib';
 import type { HistoryFilters, InstancesService } from '../application';
 import { eventsJson, eventsNdjson } from './historyJson';
@@ -42,10 +50,13 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
     const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, filtersOf(r));
     return { eventsJson: eventsJson(page.events), count: page.events.length, nextSequence: page.nextSequence ?? 0 };
   }),
-  ExportHistory: serverStreamHandler(logger, 'ExportHistory', async function* (r) {
-    for await (const page of service.exportHistory(r.account, r.instanceId, Number(r.fromSequence), filtersOf(r))) {
-      yield { ndjson: eventsNdjson(page.events), nextSequence: page.nextSequence ?? 0 };
-    }
+  ExportHistory: serverStreamHandler(logger, 'ExportHistory', async (r) => {
+    const pages = service.exportHistory(r.account, r.instanceId, Number(r.fromSequence), filtersOf(r));
+    const frames = async function* (): AsyncGenerator<HistoryChunkInput> {
+      for await (const page of pages) yield { ndjson: eventsNdjson(page.events), nextSequence: page.nextSequence ?? 0 };
+    };
+    // A caller that goes away ends the export: its scan is closed.
+    return { frames: frames(), close: async () => void (await pages.return(undefined)) };
   }),
 });
 

@@ -1,16 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  assertInstanceId,
-  conflict,
-  DELIVERY_STATUSES,
-  invalidArgument,
-  isVersionConflict,
-  newCommandId,
-  notFound,
-  pageAfter,
-  type EventStore,
-  type Page,
-} from '@wagw/lib';
+import { conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, pageAfter, type EventStore, type Page } from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
@@ -82,10 +71,8 @@ export class DeliveriesService {
     return replayId;
   }
 
-  private async assertOwner(account: string, instanceId: string): Promise<void> {
-    assertInstanceId(instanceId);
-    await this.endpoints.reach(instanceId, 2_000);
-    if (this.endpoints.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
+  private assertOwner(account: string, instanceId: string): Promise<void> {
+    return this.endpoints.assertOwner(account, instanceId);
   }
 
   /** Every delivery of the instance, each with its stream's version (the sequence of its last commit). */

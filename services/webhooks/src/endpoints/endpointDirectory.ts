@@ -1,4 +1,4 @@
-import { InstanceStates } from '@wagw/lib';
+import { assertInstanceId, InstanceStates, notFound } from '@wagw/lib';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {
@@ -16,5 +16,12 @@ export class EndpointDirectory extends InstanceStates {
     return state
       ? { account: state.account, url: state.webhook?.url ?? null, enabled: state.webhook?.enabled ?? false, events: state.webhook?.events ?? [] }
       : undefined;
+  }
+
+  /** Answers 404 for an unknown instance and for another account's (the same answer, so ids cannot be probed). */
+  async assertOwner(account: string, instanceId: string): Promise<void> {
+    assertInstanceId(instanceId);
+    await this.reach(instanceId, 2_000);
+    if (this.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
   }
 }

@@ -1,6 +1,7 @@
-import { unaryHandler, type DeliveryRecordInput, type Logger, type WebhooksHandlers } from '@wagw/lib';
+import { serverStreamHandler, unaryHandler, type DeliveryRecordInput, type Logger, type StreamEventsFrame, type WebhooksHandlers } from '@wagw/lib';
 import type { DeliveriesService } from '../application/deliveriesService';
 import type { Delivery } from '../delivery/state';
+import type { LiveEvents } from '../live/liveEvents';
 
 const toRecord = (d: Delivery): DeliveryRecordInput => ({
   deliveryId: d.deliveryId,
@@ -21,7 +22,7 @@ const toRecord = (d: Delivery): DeliveryRecordInput => ({
   })),
 });
 
-export const webhooksHandlers = (service: DeliveriesService, logger: Logger): WebhooksHandlers => ({
+export const webhooksHandlers = (service: DeliveriesService, live: LiveEvents, logger: Logger): WebhooksHandlers => ({
   ListDeliveries: unaryHandler(logger, 'ListDeliveries', async (r) => {
     const page = await service.list(r.account, r.instanceId, r.status, r.limit, r.cursor);
     return { deliveries: page.items.map(toRecord), nextCursor: page.nextCursor ?? '' };
@@ -32,4 +33,13 @@ export const webhooksHandlers = (service: DeliveriesService, logger: Logger): We
   Replay: unaryHandler(logger, 'Replay', async (r) => ({
     replayId: await service.replay(r.account, r.instanceId, { since: r.since, until: r.until, types: r.types }),
   })),
+  StreamEvents: serverStreamHandler(logger, 'StreamEvents', async (r) => {
+    const feed = await live.open({ account: r.account, instanceId: r.instanceId, types: r.types, lastEventId: r.lastEventId });
+    const frames = async function* (): AsyncGenerator<StreamEventsFrame> {
+      yield { ready: true };
+      // The body exactly as the webhook sends it (router.ts), so a receiver and a live reader get the same bytes.
+      for await (const event of feed) yield { event: { id: event.id, type: event.type, json: JSON.stringify(event) } };
+    };
+    return { frames: frames(), close: () => feed.close() };
+  }),
 });

@@ -1,5 +1,5 @@
 import type { Commit } from '@wagw/lib';
-import { webhookEventsOf } from './webhookEvent';
+import { parseWebhookEventId, webhookEventsOf } from './webhookEvent';
 
 const commit = (stream: string, ...events: Array<[string, Record<string, unknown>]>): Commit => ({
   stream,
@@ -39,5 +39,17 @@ describe('webhook events from domain events', () => {
         ),
       ),
     ).toEqual([]);
+  });
+});
+
+describe('webhook ids as stream positions', () => {
+  it('reads an id back as its commit sequence and index, and refuses anything else', () => {
+    expect(parseWebhookEventId('evt_1042_3')).toEqual({ sequence: 1042, index: 3 });
+    for (const bad of ['', 'evt_0_0', 'evt_1_', 'evt_-1_0', 'evt_1_0 ', 'evt_99999999999999999_0', 'id_1_0']) expect(parseWebhookEventId(bad)).toBeNull();
+  });
+
+  it('skips the events of a commit before a given place (resuming inside a commit)', () => {
+    const events = webhookEventsOf(commit('0123456789ABCDEF0123.instance', ['InstanceDisconnected', { reason: 'x' }], ['InstanceReset', {}]), 1);
+    expect(events.map((e) => e.id)).toEqual(['evt_42_1']);
   });
 });

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES, type Commit, type RecordedEvent, type WebhookEventType } from '@wagw/lib';
+import { WEBHOOK_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, type Commit, type RecordedEvent, type WebhookEventType } from '@wagw/lib';
 
 /** The body a receiver gets: `{ id, type, instance_id, timestamp, data }`. No QR content, no secrets. */
 export interface WebhookEvent {
@@ -11,6 +11,19 @@ export interface WebhookEvent {
 
 /** A stable id per domain event (the same on every retry): its commit's sequence and its place in the commit. */
 export const webhookEventId = (sequence: number, index: number): string => `evt_${sequence}_${index}`;
+
+const EVENT_ID = /^evt_([1-9][0-9]{0,15})_([0-9]{1,6})$/;
+
+/** A webhook id back as its commit's sequence and the event's place in it, or null when it is not one. */
+export const parseWebhookEventId = (id: string): { sequence: number; index: number } | null => {
+  const match = EVENT_ID.exec(id);
+  if (!match) return null;
+  const sequence = Number(match[1]);
+  return Number.isSafeInteger(sequence) ? { sequence, index: Number(match[2]) } : null;
+};
+
+/** Whether `type` names a webhook event type. */
+export const isWebhookEventType = (type: string): type is WebhookEventType => WEBHOOK_EVENT_TYPE_NAMES.some((known) => known === type);
 
 const isMapped = (type: string): type is keyof typeof WEBHOOK_EVENT_TYPES => Object.hasOwn(WEBHOOK_EVENT_TYPES, type);
 
@@ -29,9 +42,9 @@ export const toWebhookEvent = (commit: Commit, index: number, event: RecordedEve
   };
 };
 
-/** Every webhook event a commit produces, in order. */
-export const webhookEventsOf = (commit: Commit): WebhookEvent[] =>
+/** Every webhook event a commit produces, in order; with `fromIndex`, only those of the events from that place on. */
+export const webhookEventsOf = (commit: Commit, fromIndex = 0): WebhookEvent[] =>
   commit.events.flatMap((event, index) => {
-    const webhook = toWebhookEvent(commit, index, event);
+    const webhook = index < fromIndex ? null : toWebhookEvent(commit, index, event);
     return webhook ? [webhook] : [];
   });

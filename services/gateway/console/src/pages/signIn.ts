@@ -1,0 +1,33 @@
+import { api, errorText, token } from '../api.js';
+import { field, h, notice, replace } from '../dom.js';
+
+/** Sign in by pasting a token; it is checked with one call and kept in session storage only. */
+export const signInPage = (root: HTMLElement, onSignedIn: () => void, reason?: string): void => {
+  const input = h('input', { type: 'password', autocomplete: 'off', spellcheck: 'false', required: true, name: 'token' });
+  const status = h('div', { 'aria-live': 'polite' }, reason ? notice(reason, 'error') : null);
+  const form = h(
+    'form',
+    {
+      class: 'card',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        token.set(input.value.trim());
+        replace(status, notice('Checking the token…'));
+        api('/list_instances').then(
+          () => onSignedIn(),
+          (error: unknown) => {
+            token.clear();
+            replace(status, notice(errorText(error), 'error'));
+          },
+        );
+      },
+    },
+    h('h1', {}, 'Sign in'),
+    h('p', {}, 'Paste an API token (printed by npm start, or made with npm run token). It stays in this tab only.'),
+    field('API token', input),
+    h('button', { type: 'submit' }, 'Sign in'),
+    status,
+  );
+  replace(root, form);
+  input.focus();
+};

@@ -1,0 +1,50 @@
+import { api, errorText } from '../api.js';
+import { field, h, notice, replace } from '../dom.js';
+
+/** Webhook settings; the signing secret is shown once, right after saving, and kept nowhere. */
+export const webhookSection = (id: string, onSaved: () => void) => {
+  const url = h('input', { type: 'url', placeholder: 'https://example.com/hooks/whatsapp', required: true, maxlength: '2048' });
+  const enabled = h('input', { type: 'checkbox', checked: true });
+  const result = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    {
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        replace(result, notice('Saving…'));
+        api('/set_webhook', { instance_id: id, webhook_url: url.value, enable: String(enabled.checked) }).then(
+          (body) => {
+            replace(
+              result,
+              notice('Saved.', 'ok'),
+              h(
+                'div',
+                { class: 'secret' },
+                h('p', {}, 'Signing secret (verify deliveries with it; it is shown only now):'),
+                h('code', { class: 'mono' }, String(body.signing_secret)),
+              ),
+            );
+            onSaved();
+          },
+          (error: unknown) => replace(result, notice(errorText(error), 'error')),
+        );
+      },
+    },
+    field('Webhook URL', url),
+    h('div', { class: 'field check' }, enabled, h('label', {}, 'Enabled')),
+    h('button', { type: 'submit' }, 'Save webhook'),
+    result,
+  );
+  const checkLabel = form.querySelector('.check label');
+  enabled.id = `wh-enabled-${id}`;
+  checkLabel?.setAttribute('for', enabled.id);
+  const element = h('section', { class: 'card', 'aria-labelledby': 'wh-heading' }, h('h2', { id: 'wh-heading' }, 'Webhook'), form);
+  return {
+    element,
+    settings(webhook: { url: string; enabled: boolean } | null): void {
+      if (!webhook || document.activeElement === url) return;
+      url.value = webhook.url;
+      enabled.checked = webhook.enabled;
+    },
+  };
+};

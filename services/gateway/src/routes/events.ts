@@ -1,0 +1,70 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { WebhooksClientApi } from '../webhooksClient';
+import { openLiveCall } from '../events/liveCall';
+import { serveSse, type SseOptions } from '../events/sseConnection';
+import { AccessToken, COMMON_ERRORS, errorResponses, InstanceId } from '../schemas';
+
+const DESCRIPTION = `Server-sent events (text/event-stream): the account's events, or one instance's with instance_id, with exactly the
+payloads and ids of the webhooks. Each event is \`id: <webhook id>\`, \`event: <type>\`, \`data: <the webhook JSON body>\`.
+Types: message.received, message.sent, message.delivered, message.read, message.failed, instance.connected,
+instance.disconnected, instance.logged_out, instance.failed, instance.reset. Without Last-Event-ID the stream starts
+with the next event; with it, right after that event (nothing lost, nothing repeated). Comment lines (\`: heartbeat\`)
+keep idle streams open. A reader that falls too far behind, a service restart or a gateway shutdown end the stream
+with a last \`event: end\` whose data is \`{ error, code }\` (\`slow_reader\`, \`stream_ended\`, \`server_shutdown\`, ...):
+reconnect with Last-Event-ID. 400 \`invalid_types\` for an unknown type, \`invalid_last_event_id\` for an id that is
+not one (or lies past the end of the log); 404 for an unknown or another account's instance.`;
+
+/** `GET /v1/events`: live events as server-sent events, served from the webhooks service's live feed. */
+export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientApi; sse: SseOptions }> = async (app, { webhooks, sse }) => {
+  const open = new Set<{ end(reason: string): void }>();
+  // Open streams would keep the server from closing; they end first, and their readers reconnect elsewhere.
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.end('The gateway is shutting down; reconnect with Last-Event-ID');
+  });
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        tags: ['Webhook'],
+        operationId: 'streamEvents',
+        summary: 'Live events (server-sent events), with the webhook payloads and ids',
+        description: DESCRIPTION,
+        produces: ['text/event-stream'],
+        querystring: Type.Object({
+          instance_id: Type.Optional(InstanceId),
+          types: Type.Optional(
+            Type.String({ maxLength: 1024, description: 'Comma-separated webhook event types', examples: ['message.received,message.read'] }),
+          ),
+          access_token: AccessToken,
+        }),
+        headers: Type.Object({
+          'last-event-id': Type.Optional(
+            Type.String({ maxLength: 64, description: 'Resume right after this event id (browsers send it when they reconnect)' }),
+          ),
+        }),
+        response: {
+          200: Type.String({ description: 'text/event-stream: id, event and data (the webhook JSON body) per event' }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { instance_id: instanceId = '', types = '' } = request.query;
+      const call = await openLiveCall(webhooks.streamEvents, {
+        account: request.account,
+        instanceId,
+        types: types
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t.length > 0),
+        lastEventId: request.headers['last-event-id'] ?? '',
+      });
+      reply.hijack();
+      const stream = serveSse(reply.raw, call, sse, request.log);
+      open.add(stream);
+      await stream.done;
+      open.delete(stream);
+    },
+  );
+};
