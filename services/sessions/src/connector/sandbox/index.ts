@@ -1,2 +1,3 @@
 export * from './sandboxPlatform';
 export * from './ledger';
+export type { SandboxSent } from './sentRecords';

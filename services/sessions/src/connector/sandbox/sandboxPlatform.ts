@@ -1,15 +1,9 @@
-import {
-  RECIPIENT_NOT_ON_PLATFORM,
-  type Connection,
-  type ConnectionEvent,
-  type Connector,
-  type InboundMessage,
-  type OutboundMessage,
-  type ReceiptStatus,
-} from '../port';
 import { randomBytes } from 'node:crypto';
+import type { Connection, ConnectionEvent, Connector, InboundMessage, OutboundMessage } from '../port';
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
+import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
+import { SentRecords, type SandboxSent } from './sentRecords';
 
 export interface SandboxOptions {
   /** A new QR code every this many ms while waiting for a scan. Default 20,000. */
@@ -28,32 +22,8 @@ export interface SandboxOptions {
   ledger?: SandboxLedger;
 }
 
-/** What the platform accepted from an instance (inspectable by tests and demos). */
-export interface SandboxSent {
-  instanceId: string;
-  messageId: string;
-  to: string;
-  text: string | null;
-  media: { mimetype: string; filename: string | null; size: number; caption: string | null } | null;
-  acceptedAt: string;
-}
-
 /** An inbound message to inject; the platform fills in its id and timestamp unless given. */
 export type SandboxInbound = Omit<InboundMessage, 'platformMessageId' | 'timestamp'> & Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>>;
-
-/** Recipients whose number starts with this are not on the platform: their messages fail after `sent`. */
-export const UNREACHABLE_PREFIX = '000';
-
-/** Records of sends kept per instance (the oldest are dropped beyond it, and so is their deduplication). */
-const RECORDS_PER_INSTANCE = 10_000;
-
-interface PendingReceipt {
-  messageId: string;
-  status: ReceiptStatus;
-  reason?: string;
-  /** Monotonic ms (performance.now) when it is due. */
-  dueAt: number;
-}
 
 type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
@@ -88,7 +58,7 @@ export class SandboxPlatform implements Connector {
   readonly name = 'sandbox';
   private readonly open = new Map<string, OpenConnection>();
   private readonly receipts = new Map<string, PendingReceipt[]>();
-  private readonly records = new Map<string, SandboxSent[]>();
+  private readonly records = new SentRecords();
   private readonly ledger: SandboxLedger;
   private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
   private readonly now: () => Date;
@@ -209,7 +179,7 @@ export class SandboxPlatform implements Connector {
 
   /** Every message the platform accepted from the instance, oldest first (the latest 10,000). */
   sent(instanceId: string): SandboxSent[] {
-    return [...(this.records.get(instanceId) ?? [])];
+    return this.records.of(instanceId);
   }
 
   private showQr(conn: OpenConnection, n: number): void {
@@ -250,52 +220,15 @@ export class SandboxPlatform implements Connector {
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event
     // store keeps each once.
     const fresh = await this.ledger.takeMessageId(id, message.messageId);
-    if (!fresh && this.records.get(id)?.some((r) => r.messageId === message.messageId)) return;
-    this.record(id, message);
+    if (!fresh && this.records.has(id, message.messageId)) return;
+    this.records.add(id, message, this.now().toISOString());
     this.queueReceipts(conn, message);
   }
 
-  private record(id: string, message: OutboundMessage): void {
-    const records = this.records.get(id) ?? [];
-    this.records.set(id, records);
-    records.push({
-      instanceId: id,
-      messageId: message.messageId,
-      to: message.to,
-      text: message.text ?? null,
-      media: message.media
-        ? {
-            mimetype: message.media.mimetype,
-            filename: message.media.filename ?? null,
-            size: message.media.data.length,
-            caption: message.media.caption ?? null,
-          }
-        : null,
-      acceptedAt: this.now().toISOString(),
-    });
-    records.splice(0, Math.max(0, records.length - RECORDS_PER_INSTANCE));
-  }
-
   private queueReceipts(conn: OpenConnection, message: OutboundMessage): void {
-    const id = conn.instanceId;
-    const { sentDelayMs, deliveredDelayMs, readDelayMs } = this.options;
-    const at = performance.now();
-    const sentAt = at + sentDelayMs;
-    const deliveredAt = Math.max(sentAt, at + deliveredDelayMs);
-    const queue: PendingReceipt[] = [{ messageId: message.messageId, status: 'sent', dueAt: sentAt }];
-    if (message.to.startsWith(UNREACHABLE_PREFIX)) {
-      queue.push({ messageId: message.messageId, status: 'failed', reason: RECIPIENT_NOT_ON_PLATFORM, dueAt: deliveredAt });
-    } else {
-      queue.push({ messageId: message.messageId, status: 'delivered', dueAt: deliveredAt });
-      queue.push({ messageId: message.messageId, status: 'read', dueAt: Math.max(deliveredAt, at + readDelayMs) });
-    }
-    const pending = this.receipts.get(id) ?? [];
-    this.receipts.set(id, pending);
-    for (const receipt of queue) {
-      // Stable: after every receipt due at the same time or earlier, so each message's receipts keep their order.
-      const index = pending.findIndex((p) => p.dueAt > receipt.dueAt);
-      pending.splice(index === -1 ? pending.length : index, 0, receipt);
-    }
+    const pending = this.receipts.get(conn.instanceId) ?? [];
+    this.receipts.set(conn.instanceId, pending);
+    enqueueReceipts(pending, plannedReceipts(message.messageId, message.to, this.options, performance.now()));
     this.scheduleReceipts(conn);
   }
 

@@ -1,0 +1,46 @@
+import { RECIPIENT_NOT_ON_PLATFORM, type ReceiptStatus } from '../port';
+
+/** Recipients whose number starts with this are not on the platform: their messages fail after `sent`. */
+export const UNREACHABLE_PREFIX = '000';
+
+export interface PendingReceipt {
+  messageId: string;
+  status: ReceiptStatus;
+  reason?: string;
+  /** Monotonic ms (performance.now) when it is due. */
+  dueAt: number;
+}
+
+export interface ReceiptDelays {
+  sentDelayMs: number;
+  deliveredDelayMs: number;
+  readDelayMs: number;
+}
+
+/**
+ * The receipts a send gets, due from `at` (pure): sent, then delivered and read, never out of order; a recipient
+ * not on the platform gets `failed` after `sent` instead.
+ */
+export const plannedReceipts = (messageId: string, to: string, delays: ReceiptDelays, at: number): PendingReceipt[] => {
+  const sentAt = at + delays.sentDelayMs;
+  const deliveredAt = Math.max(sentAt, at + delays.deliveredDelayMs);
+  if (to.startsWith(UNREACHABLE_PREFIX)) {
+    return [
+      { messageId, status: 'sent', dueAt: sentAt },
+      { messageId, status: 'failed', reason: RECIPIENT_NOT_ON_PLATFORM, dueAt: deliveredAt },
+    ];
+  }
+  return [
+    { messageId, status: 'sent', dueAt: sentAt },
+    { messageId, status: 'delivered', dueAt: deliveredAt },
+    { messageId, status: 'read', dueAt: Math.max(deliveredAt, at + delays.readDelayMs) },
+  ];
+};
+
+/** Inserts receipts into a queue ordered by due time, each after those due at the same time or earlier (stable). */
+export const enqueueReceipts = (pending: PendingReceipt[], receipts: PendingReceipt[]): void => {
+  for (const receipt of receipts) {
+    const index = pending.findIndex((p) => p.dueAt > receipt.dueAt);
+    pending.splice(index === -1 ? pending.length : index, 0, receipt);
+  }
+};
