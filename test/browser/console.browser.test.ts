@@ -49,7 +49,7 @@ if (reason && process.env.CI) {
       await receiver.start();
       // The production lease timings (10 s), not the tests' 3 s: a browser beside a busy machine must not lose the
       // instance's connection (and the QR code on screen) to a short stall.
-      stack = await startStack({}, true, { leaseTtlMs: 10_000, leaseRenewMs: 3_000 });
+      stack = await startStack();
       browser = await launchChromium();
       context = await browser.newContext({ viewport: { width: 375, height: 812 } });
       page = await context.newPage();

@@ -10,7 +10,7 @@ describe('live events over HTTP (GET /v1/events, server-sent events)', () => {
 
   beforeAll(async () => {
     // The production lease timings (10 s), not the tests' 3 s: linking must not depend on how busy the machine is.
-    stack = await startStack({}, true, { leaseTtlMs: 10_000, leaseRenewMs: 3_000 });
+    stack = await startStack();
   });
   afterAll(async () => {
     for (const g of extraGateways) await g.close();

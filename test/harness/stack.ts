@@ -72,8 +72,10 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   mediaTimeoutMs: 1_000,
   allowPrivateNetworks: true,
   replicaId: `test-sessions-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-  leaseTtlMs: 3_000,
-  leaseRenewMs: 1_000,
+  // Production timings: a shorter lease is given up when a busy 2-core machine delays a renewal by a few seconds
+  // (a test stack runs every service in one process), which closes connections mid-test.
+  leaseTtlMs: 10_000,
+  leaseRenewMs: 3_000,
   claimEveryMs: 500,
   dispatchAckWaitMs: 5_000,
   sandbox: { sentDelayMs: 10, deliveredDelayMs: 30, readDelayMs: 60, qrIntervalMs: 20_000 },
