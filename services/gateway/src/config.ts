@@ -14,6 +14,8 @@ export interface GatewayConfig {
   bodyLimit: number;
   /** Where gateway replicas share rate-limit counts; absent = this replica counts alone. */
   natsUrl?: string;
+  /** `NATS_REPLICAS`: copies of the bucket the gateway creates (revoked tokens), as every service keeps. */
+  natsReplicas?: number;
   replicaId: string;
   rateLimit: RateLimitSettings & { syncMs: number };
   /** `SSE_HEARTBEAT_MS`, `SSE_MAX_BUFFER_BYTES`. */
@@ -33,6 +35,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
     natsUrl: envOptional(env, 'NATS_URL'),
+    natsReplicas: envInt(env, 'NATS_REPLICAS', 1),
     replicaId: envString(env, 'GATEWAY_REPLICA_ID', `${hostname()}-${process.pid}`),
     rateLimit: {
       accountMax: envInt(env, 'RATE_LIMIT_ACCOUNT_MAX', 6_000),

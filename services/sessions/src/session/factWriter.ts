@@ -19,6 +19,13 @@ import { inboundEvent, receiptEvent } from './platformFacts';
 type Receipt = Extract<ConnectionEvent, { type: 'receipt' }>;
 type Inbound = Extract<ConnectionEvent, { type: 'inbound' }>;
 
+/**
+ * Receipts and inbound messages keep their order among themselves, on a lane of their own: they go to message streams,
+ * so they never wait behind a connection fact of the instance, which is decided against the instance's state (a read
+ * and a compare-and-set that take longer while NATS elects a leader).
+ */
+const messagesLane = (instanceId: string): string => `${instanceId}/messages`;
+
 /** How many recipients of recent sends are remembered for their receipts (older ones are read from the log). */
 const RECIPIENTS_KEPT = 100_000;
 
@@ -66,7 +73,7 @@ export class FactWriter {
 
   receipt(instanceId: string, event: Receipt, now: string): void {
     const known = this.recipients.get(event.messageId);
-    this.recorder.record(instanceId, `receipt ${event.status}`, async () => {
+    this.recorder.record(messagesLane(instanceId), `receipt ${event.status}`, async () => {
       const receipt = receiptEvent(event, known ?? (await this.recipientOf(instanceId, event.messageId)), now);
       await this.events.append(messageStream(instanceId, event.messageId), [receipt.event], { expectedVersion: 'any', commandId: receipt.commandId });
     });
@@ -74,7 +81,7 @@ export class FactWriter {
 
   inbound(instanceId: string, event: Inbound, now: string): void {
     const inbound = inboundEvent(instanceId, event, now);
-    this.recorder.record(instanceId, 'inbound message', () =>
+    this.recorder.record(messagesLane(instanceId), 'inbound message', () =>
       this.events.append(messageStream(instanceId, inbound.messageId), [inbound.event], { expectedVersion: 0, commandId: `inbound-${inbound.messageId}` }).then(
         () => undefined,
         (error: unknown) => {
