@@ -19,7 +19,9 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
   const webhooks = createWebhooksClient(config.webhooksAddress);
   const sessions = createSessionsClient(config.sessionsAddress);
   // NATS only carries what replicas tell each other (rate-limit counts, revoked tokens); requests never wait on it.
-  const nats = config.natsUrl ? await connectNats({ url: config.natsUrl, name: `gateway-${config.replicaId}`, logger, replicas: config.natsReplicas ?? 1 }) : null;
+  const nats = config.natsUrl
+    ? await connectNats({ url: config.natsUrl, name: `gateway-${config.replicaId}`, logger, replicas: config.natsReplicas ?? 1 })
+    : null;
   const counter = new WindowCounter({
     replicaId: config.replicaId,
     channel: nats ? natsPeerChannel(nats, logger) : undefined,
