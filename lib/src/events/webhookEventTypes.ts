@@ -1,4 +1,4 @@
-import { invalidArgument } from '../errors';
+import { parseNameList } from '../validation/nameList';
 
 /** The webhook event types a receiver can get, by the domain event they come from (README "Webhooks"). */
 export const WEBHOOK_EVENT_TYPES = {
@@ -18,20 +18,15 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK
 
 export const WEBHOOK_EVENT_TYPE_NAMES: readonly WebhookEventType[] = Object.values(WEBHOOK_EVENT_TYPES);
 
-const isWebhookEventType = (value: string): value is WebhookEventType => WEBHOOK_EVENT_TYPE_NAMES.some((t) => t === value);
-
 /**
- * A webhook's event filter (`set_webhook ... events=message.received,message.failed`): the listed types, deduplicated,
- * in the documented order; empty = every type. An unknown type is a 400 naming it.
+ * Webhook event types listed in a query: `set_webhook ... events=` (error code `invalid_events`) or the `types` filter
+ * of `/v1/events` and `/v1/replay_webhooks` (`invalid_types`). Empty = every type.
  */
-export const parseWebhookEventFilter = (value: string | readonly string[]): WebhookEventType[] => {
-  const listed = (typeof value === 'string' ? value.split(',') : value).map((t) => t.trim()).filter((t) => t !== '');
-  const unknown = listed.filter((t) => !isWebhookEventType(t));
-  if (unknown.length > 0) {
-    throw invalidArgument('invalid_events', `Unknown webhook event type(s): ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}`);
-  }
-  return WEBHOOK_EVENT_TYPE_NAMES.filter((t) => listed.includes(t));
-};
+export const parseWebhookEventTypes = (value: string | readonly string[] | undefined, code: 'invalid_events' | 'invalid_types'): WebhookEventType[] =>
+  parseNameList(value, { known: WEBHOOK_EVENT_TYPE_NAMES, code, noun: 'webhook event type' });
+
+/** A webhook's event filter (`set_webhook ... events=message.received,message.failed`). */
+export const parseWebhookEventFilter = (value: string | readonly string[]): WebhookEventType[] => parseWebhookEventTypes(value, 'invalid_events');
 
 /** Whether a webhook with this filter (empty = all) takes events of this type. */
 export const webhookWants = (filter: readonly string[] | undefined, type: WebhookEventType): boolean => !filter || filter.length === 0 || filter.includes(type);

@@ -1,3 +1,4 @@
 export * from './inputs';
 export * from './rules';
 export * from './paging';
+export * from './nameList';

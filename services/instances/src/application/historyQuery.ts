@@ -5,6 +5,7 @@ import {
   MESSAGE_EVENT_TYPES,
   messageStream,
   parseIsoTime,
+  parseNameList,
   type Commit,
   type EventStore,
   type RecordedEvent,
@@ -44,11 +45,7 @@ interface ParsedFilters {
 
 /** Checks the filters (400 with the field's name for a bad one) and picks the streams to read. */
 export const parseFilters = (instanceId: string, filters: HistoryFilters): ParsedFilters => {
-  const types = filters.types ? filters.types.split(',').map((t) => t.trim()) : null;
-  const unknown = types?.filter((t) => !HISTORY_EVENT_TYPES.includes(t)) ?? [];
-  if (types && (types.length === 0 || unknown.length > 0)) {
-    throw invalidArgument('invalid_types', `Unknown event type(s) ${unknown.join(', ') || '(empty)'}; known: ${HISTORY_EVENT_TYPES.join(', ')}`);
-  }
+  const listed = parseNameList(filters.types, { known: HISTORY_EVENT_TYPES, code: 'invalid_types', noun: 'event type' });
   const since = filters.since ? parseIsoTime(filters.since, 'since').getTime() : null;
   const until = filters.until ? parseIsoTime(filters.until, 'until').getTime() : null;
   if (since !== null && until !== null && until < since) throw invalidArgument('invalid_time_range', 'until must not be before since');
@@ -56,7 +53,7 @@ export const parseFilters = (instanceId: string, filters: HistoryFilters): Parse
     throw invalidArgument('invalid_message_id', 'message_id must be a message id from send or the history');
   }
   const pattern = filters.messageId ? messageStream(instanceId, filters.messageId) : instanceHistoryPattern(instanceId);
-  return { pattern, types: types ? new Set(types) : null, since, until };
+  return { pattern, types: listed.length > 0 ? new Set(listed) : null, since, until };
 };
 
 /**

@@ -1,6 +1,6 @@
-import { ALL_HISTORIES_PATTERN, instanceHistoryPattern, instanceIdOf, invalidArgument, WEBHOOK_EVENT_TYPE_NAMES, type EventStore } from '@wagw/lib';
+import { ALL_HISTORIES_PATTERN, instanceHistoryPattern, instanceIdOf, invalidArgument, parseWebhookEventTypes, type EventStore } from '@wagw/lib';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { isWebhookEventType, parseWebhookEventId, webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
+import { parseWebhookEventId, webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
 
 export interface LiveQuery {
   account: string;
@@ -22,14 +22,6 @@ const FEED_BATCH = 64;
 /** How long a feed waits for the endpoint directory to learn a new instance's account (read-your-writes). */
 const OWNER_WAIT_MS = 2_000;
 
-const checkTypes = (types: string[]): Set<string> | null => {
-  const unknown = types.filter((t) => !isWebhookEventType(t));
-  if (unknown.length > 0) {
-    throw invalidArgument('invalid_types', `Unknown event type(s) ${unknown.join(', ')}; known: ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}`);
-  }
-  return types.length > 0 ? new Set(types) : null;
-};
-
 /**
  * The live side of webhooks: the same payloads and ids as the webhook deliveries, read straight from the event log
  * (an ordered consumer per reader, no state kept), so any replica serves any reader and a webhook id is a position to
@@ -45,7 +37,8 @@ export class LiveEvents {
 
   /** Checks the query (4xx errors before anything streams) and opens the feed. */
   async open(query: LiveQuery): Promise<LiveFeed> {
-    const types = checkTypes(query.types);
+    const listed = parseWebhookEventTypes(query.types, 'invalid_types');
+    const types = listed.length > 0 ? new Set<string>(listed) : null;
     const resume = query.lastEventId ? parseWebhookEventId(query.lastEventId) : null;
     if (query.lastEventId && !resume) throw invalidArgument('invalid_last_event_id', 'Last-Event-ID must be an event id (evt_<sequence>_<index>)');
     if (query.instanceId) await this.endpoints.assertOwner(query.account, query.instanceId);

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPE_NAMES, WEBHOOK_EVENT_TYPES, type Commit, type RecordedEvent, type WebhookEventType } from '@wagw/lib';
+import { WEBHOOK_EVENT_TYPES, type Commit, type RecordedEvent, type WebhookEventType } from '@wagw/lib';
 
 /** The body a receiver gets: `{ id, type, instance_id, timestamp, data }`. No QR content, no secrets. */
 export interface WebhookEvent {
@@ -21,9 +21,6 @@ export const parseWebhookEventId = (id: string): { sequence: number; index: numb
   const sequence = Number(match[1]);
   return Number.isSafeInteger(sequence) ? { sequence, index: Number(match[2]) } : null;
 };
-
-/** Whether `type` names a webhook event type. */
-export const isWebhookEventType = (type: string): type is WebhookEventType => WEBHOOK_EVENT_TYPE_NAMES.some((known) => known === type);
 
 const isMapped = (type: string): type is keyof typeof WEBHOOK_EVENT_TYPES => Object.hasOwn(WEBHOOK_EVENT_TYPES, type);
 

@@ -1,13 +1,14 @@
-import type { BaileysEventMap, BinaryNode, WAMessage, WAMessageKey, WAMessageUpdate } from '@whiskeysockets/baileys';
+import type { BaileysEventMap, BinaryNode, WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
-import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type NumberCheck, type OutboundMessage, type ReceiptStatus } from '../port';
+import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type NumberCheck, type OutboundMessage } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
+import { InboundQueue } from './inboundQueue';
 import type { InstanceCaches } from './instanceCaches';
-import { TtlCache } from './ttlCache';
 import type { InstanceAuthState } from './kvAuthState';
+import { ReceiptReporter } from './receiptReporter';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
-import { inboundOf, isRecipientUnknown, jidOf, numberOf, outboundContent, platformErrorReason, receiptOf, unresolvedLidOf, waMessageIdFor } from './waMessages';
+import { isRecipientUnknown, jidOf, numberOf, outboundContent, waMessageIdFor } from './waMessages';
 
 export interface ConnectionParts {
   instanceId: string;
@@ -37,9 +38,6 @@ const closeOf = (error: Error | undefined): SocketClose | null => {
   return { statusCode, message: error.message };
 };
 
-/** A message read was delivered, and one delivered was sent: the receipts each one implies. */
-const IMPLIED_RECEIPTS: Record<ReceiptStatus, ReceiptStatus[]> = { sent: [], delivered: ['sent'], read: ['sent', 'delivered'], failed: [] };
-
 /**
  * One connection of an instance to WhatsApp, over one Baileys socket at a time: a socket WhatsApp asks to restart
  * (515, right after pairing) is replaced by a new one without a word to the session; any other close ends the
@@ -52,17 +50,16 @@ export class BaileysConnection implements Connection {
   private ended = false;
   private online = false;
   private restarts = 0;
-  /** Receipts go out in the order they came, whatever their id lookups take. */
-  private receipts: Promise<void> = Promise.resolve();
-  /** Inbound messages waiting on a LID → number lookup, and the ones after them (order is kept). */
-  private inbound: Promise<void> = Promise.resolve();
-  private inboundWaiting = 0;
   /** The socket has shown a QR code: WhatsApp accepts a pairing request on it. */
   private showingQr = false;
-  /** Receipts already reported: a failed ack also comes as an ERROR update, and PLAYED follows READ. */
-  private readonly reported = new TtlCache(3_600_000, 5_000);
+  private readonly receipts: ReceiptReporter;
+  private readonly inbound: InboundQueue;
 
-  constructor(private readonly parts: ConnectionParts) {}
+  constructor(private readonly parts: ConnectionParts) {
+    const emit = (event: ConnectionEvent): void => this.emit(event);
+    this.receipts = new ReceiptReporter({ ...parts, emit });
+    this.inbound = new InboundQueue(emit, parts.logger);
+  }
 
   start(): void {
     const sock = this.parts.makeSocket();
@@ -95,7 +92,7 @@ export class BaileysConnection implements Connection {
     caches.sentIds.set(waId, message.messageId);
     const [recipient] = await caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]);
     if (!recipient?.exists) {
-      this.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
+      this.receipts.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
       return;
     }
     let result;
@@ -104,7 +101,7 @@ export class BaileysConnection implements Connection {
     } catch (error) {
       // A final answer, not a transient failure: the message fails with a reason rather than being retried for a day.
       if (!isRecipientUnknown(error)) throw error;
-      this.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
+      this.receipts.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
       return;
     }
     await sent.put(instanceId, waId, { messageId: message.messageId, message: result?.message ?? null }).catch((error: unknown) => {
@@ -211,84 +208,18 @@ export class BaileysConnection implements Connection {
     if (!this.current(sock)) return;
     for (const message of messages) {
       // The event buffer folds a status update into a pending upsert of the same message instead of emitting it.
-      if (message.key.fromMe) this.onStatus(message.key, message);
-      const lid = unresolvedLidOf(message.key);
-      if (lid === null && this.inboundWaiting === 0) this.emitInbound(message);
-      else this.afterLookup(sock, message, lid);
+      if (message.key.fromMe) this.receipts.onStatus(message.key, message);
+      this.inbound.push(sock, message);
     }
-  }
-
-  private emitInbound(message: WAMessage): void {
-    const inbound = inboundOf(message);
-    if (inbound) this.emit({ type: 'inbound', message: inbound });
-  }
-
-  /** A chat known only by LID: its number from Baileys' LID store first (queued behind earlier lookups). */
-  private afterLookup(sock: WaSocket, message: WAMessage, lid: string | null): void {
-    this.inboundWaiting += 1;
-    this.inbound = this.inbound
-      .then(async () => {
-        const phoneJid = lid === null ? null : await sock.signalRepository.lidMapping.getPNForLID(lid).catch(() => null);
-        if (phoneJid) message.key.remoteJidAlt = phoneJid;
-        else if (lid !== null) this.parts.logger.warn({ lid }, 'an inbound message from a LID with no known number: reported from the LID');
-        this.emitInbound(message);
-      })
-      .catch((error: unknown) => this.parts.logger.error({ err: error }, 'reporting an inbound message failed'))
-      .finally(() => {
-        this.inboundWaiting -= 1;
-      });
   }
 
   private onUpdates(sock: WaSocket, updates: WAMessageUpdate[]): void {
     if (!this.current(sock)) return;
-    for (const { key, update } of updates) this.onStatus(key, update);
+    for (const { key, update } of updates) this.receipts.onStatus(key, update);
   }
 
-  private onStatus(key: WAMessageKey, { status, messageStubParameters }: Pick<WAMessage, 'status' | 'messageStubParameters'>): void {
-    const receipt = receiptOf(status);
-    if (!key.fromMe || !key.id || !receipt) return;
-    // Typed `any` by Baileys 7: WhatsApp's error code, as text, when there is one.
-    const code: unknown = (messageStubParameters as unknown[] | null | undefined)?.[0];
-    this.report(key.id, receipt, receipt === 'failed' ? platformErrorReason(typeof code === 'string' ? code : undefined) : undefined);
-  }
-
-  /** The server took (or refused) one of our messages. */
-  private onAck(sock: WaSocket, { attrs }: BinaryNode): void {
-    if (!this.current(sock) || !attrs.id) return;
-    if (attrs.error) this.report(attrs.id, 'failed', platformErrorReason(attrs.error));
-    else this.report(attrs.id, 'sent');
-  }
-
-  /**
-   * Reports a receipt. For a message this connection sent, the receipts it implies come first: Baileys folds the
-   * status updates it buffers into the latest (read without delivered). Messages of an earlier connection had theirs
-   * reported then, so they are not filled in again.
-   */
-  private report(waId: string, status: ReceiptStatus, reason?: string): void {
-    if (this.reported.get(`${waId}:sent`)) for (const earlier of IMPLIED_RECEIPTS[status]) this.reportOnce(waId, earlier);
-    this.reportOnce(waId, status, reason);
-  }
-
-  private reportOnce(waId: string, status: ReceiptStatus, reason?: string): void {
-    const seen = `${waId}:${status}`;
-    if (this.reported.get(seen)) return;
-    this.reported.set(seen, true);
-    this.receipts = this.receipts
-      .then(async () => {
-        const messageId = await this.messageIdOf(waId);
-        if (messageId) this.emit({ type: 'receipt', messageId, status, ...(reason ? { reason } : {}) });
-      })
-      .catch((error: unknown) => this.parts.logger.warn({ err: error, waId }, 'a receipt could not be mapped to its message'));
-  }
-
-  /** Our id of a message we sent, or null for one we did not (sent from the phone, or expired). */
-  private async messageIdOf(waId: string): Promise<string | null> {
-    const { caches, sent, instanceId } = this.parts;
-    const cached = caches.sentIds.get<string>(waId);
-    if (cached) return cached;
-    const record = await sent.get(instanceId, waId);
-    if (record) caches.sentIds.set(waId, record.messageId);
-    return record?.messageId ?? null;
+  private onAck(sock: WaSocket, node: BinaryNode): void {
+    if (this.current(sock)) this.receipts.onAck(node);
   }
 
   private current(sock: WaSocket): boolean {
