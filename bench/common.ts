@@ -207,6 +207,17 @@ export const childrenOf = (ppid: number): ProcessInfo[] =>
     .map((entry) => processInfo(Number(entry)))
     .filter((p): p is ProcessInfo => p?.ppid === ppid);
 
+/** The gateway process a launcher started by this process (`withGateway`) runs, by /proc. */
+export const launchedGatewayPid = (): number => {
+  const launcher = childrenOf(process.pid).find((p) => p.argv.some((a) => a.endsWith('launcher/main.js')));
+  const gateway = launcher && childrenOf(launcher.pid).find((p) => p.argv.some((a) => a.includes('services/gateway/dist/main.js')));
+  if (!gateway) throw new Error('the gateway process of the launcher was not found');
+  return gateway.pid;
+};
+
+/** Resident memory of a process, bytes. */
+export const rssBytes = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
 /**
  * SIGTERM, then SIGKILL after 30 s (a launcher stops its services first, each within 10 s); resolves once the
  * process has exited.

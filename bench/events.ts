@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connectNats, createLogger, JetStreamEventStore, messageStream, newCommandId } from '@wagw/lib';
-import { childrenOf, envPositiveInt, log, pool, startBenchNats } from './common';
+import { envPositiveInt, launchedGatewayPid, log, pool, rssBytes as rssOf, startBenchNats } from './common';
 import { withGateway } from './http';
 
 export interface EventsBenchResult {
@@ -24,7 +23,6 @@ export interface EventsBenchResult {
 
 const silent = createLogger('bench', 'silent');
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-const rssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 /**
  * Issue 14's fan-out row: BENCH_SSE_READERS (1,000) readers of GET /v1/events on one gateway, spread over 100
@@ -39,9 +37,7 @@ export const runEventsBench = async (): Promise<EventsBenchResult> => {
   const nats = await startBenchNats();
   try {
     return await withGateway(nats, async ({ base, headers }) => {
-      const launcher = childrenOf(process.pid).find((p) => p.argv.some((a) => a.endsWith('launcher/main.js')));
-      const gatewayPid = launcher && childrenOf(launcher.pid).find((p) => p.argv.some((a) => a.includes('services/gateway/dist/main.js')))?.pid;
-      if (!gatewayPid) throw new Error('events bench: the gateway process was not found');
+      const gatewayPid = launchedGatewayPid();
       const ids: string[] = [];
       for (let i = 0; i < instances; i++)
         ids.push(((await (await fetch(`${base}/create_instance`, { headers })).json()) as { instance_id: string }).instance_id);

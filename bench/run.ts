@@ -5,6 +5,7 @@ import { runBaileysBench } from './baileys';
 import { clusterRows } from './cluster';
 import { runAppendBench, runReadBench } from './eventStore';
 import { runEventsBench } from './events';
+import { runStalledReadersBench } from './stalledReaders';
 import { runHistoryBench } from './history';
 import { runReplayBench } from './replay';
 import { fmtHttp as http, runHttpBench } from './http';
@@ -208,6 +209,15 @@ const eventsRows = async (rows: ResultRow[]): Promise<void> => {
     reference: `one ordered consumer on the event store: p99 ${e.storeP99Ms} ms`,
     ratio: '',
     target: 'report',
+    met: null,
+  });
+  const stalled = await runStalledReadersBench();
+  rows.push({
+    benchmark: `Live events, readers that never read: ${fmtInt(stalled.readers)} stalled SSE readers, each sent ${mb(stalled.bytesPerReader)} of events (SSE_MAX_BUFFER_BYTES ${mb(stalled.bufferBound)})`,
+    result: `${fmtInt(stalled.cutOff)} of ${fmtInt(stalled.readers)} cut off with a slow_reader end event; gateway RSS ${mb(stalled.rssReaders)} with the readers, peak ${mb(stalled.rssPeak)} during the flow (${mb((stalled.rssPeak - stalled.rssReaders) / stalled.readers)} per reader), ${mb(stalled.rssEnd)} after`,
+    reference: `unbounded, the gateway would hold ${mb(stalled.readers * stalled.bytesPerReader)}; idle RSS ${mb(stalled.rssIdle)}`,
+    ratio: fmtRatio((stalled.rssPeak - stalled.rssReaders) / (stalled.readers * stalled.bytesPerReader)),
+    target: 'memory flat (report)',
     met: null,
   });
 };
