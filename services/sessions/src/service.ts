@@ -66,7 +66,12 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     await ownership.start();
     const sessions = new SessionManager(connector, new FactWriter(events, logger), registry, ownership, logger);
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
-    const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
+    // Before the dispatcher: it reads the queued sends from the ledger.
+    const ledger = new SendLedger();
+    const ledgerFeed = new CheckpointedProjection(events, ledger, logger);
+    await ledgerFeed.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
+    await ledgerFeed.catchUp(10_000);
+    const dispatcher = new Dispatcher(events, sessions, registry, ledger, media, logger, {
       pacingMs: config.pacingMs,
       ttlMs: config.sendTtlMs,
       retryMs: 1_000,
@@ -74,13 +79,12 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     });
     const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox, new NumberCheckThrottle(config.numberChecks)), logger);
     owner.start();
-    dispatcher.routeWith((instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence));
+    dispatcher.routeWith(
+      (instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence),
+      (instanceId) => ownership.owns(instanceId) || ownership.isFree(instanceId),
+    );
     await dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
-    const ledger = new SendLedger();
-    const ledgerFeed = new CheckpointedProjection(events, ledger, logger);
-    await ledgerFeed.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
-    await ledgerFeed.catchUp(10_000);
     const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
       ledger,
       quotas: config.sendQuotas,

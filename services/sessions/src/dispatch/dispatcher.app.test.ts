@@ -1,10 +1,21 @@
-import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type InstanceEvent } from '@wagw/lib';
+import {
+  ALL_MESSAGES_PATTERN,
+  InMemoryEventStore,
+  instanceEvent,
+  instanceIdFor,
+  instanceStream,
+  messageEvent,
+  messageStream,
+  Projection,
+  type InstanceEvent,
+} from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import type { Connection } from '../connector/port';
 import { SandboxPlatform } from '../connector/sandbox';
 import { createMediaFetcher } from '../media/mediaFetcher';
 import { InstanceRegistry } from '../registry/instanceRegistry';
+import { SendLedger } from '../registry/sendLedger';
 import { Dispatcher, type Connections } from './dispatcher';
 
 // Application tests of sending: the real dispatcher (on its durable subscription), registry and sandbox platform on
@@ -19,6 +30,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
   let store: InMemoryEventStore;
   let registry: InstanceRegistry;
+  let ledgerFeed: Projection;
   let platform: SandboxPlatform;
   let dispatcher: Dispatcher;
   /** This replica's connections, as the session manager keeps them. */
@@ -32,14 +44,23 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     store = new InMemoryEventStore();
     registry = new InstanceRegistry(store, testLogger());
     registry.start();
+    const ledger = new SendLedger();
+    ledgerFeed = new Projection(store, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), testLogger());
+    ledgerFeed.start();
     platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
-    dispatcher = new Dispatcher(store, connections, registry, media, testLogger(), { pacingMs: PACING_MS, ttlMs: 60_000, retryMs: 50, ackWaitMs: 5_000 });
+    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+      pacingMs: PACING_MS,
+      ttlMs: 60_000,
+      retryMs: 50,
+      ackWaitMs: 5_000,
+    });
     open.clear();
     id = instanceIdFor('acme', `dispatch-${++n}`);
   });
   afterEach(async () => {
     await dispatcher.stop();
     await registry.stop();
+    await ledgerFeed.stop();
   });
 
   const append = (stream: string, ...events: InstanceEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
@@ -145,5 +166,39 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
         5_000,
       ),
     ).toEqual(['expired']);
+  });
+
+  it('sends what waited while the instance was offline first, then what came after it connected, in order', async () => {
+    await givenLinked();
+    await accept('m1', 'waited 1');
+    await accept('m2', 'waited 2');
+    await dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(platform.sent(id)).toEqual([]);
+    await goOnline();
+    await accept('m3', 'after connecting');
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 3,
+      5_000,
+    );
+    expect(sent.map((m) => m.messageId)).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('fails a waiting send once the phone logs the device out, though no connection ever comes', async () => {
+    await givenLinked();
+    await accept('m1', 'waiting');
+    await dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await failures('m1')).toEqual([]);
+    await append(instanceStream(id), instanceEvent('InstanceLoggedOut', now(), { reason: 'logged_out_on_phone' }));
+    expect(
+      await eventually(
+        () => failures('m1'),
+        (f) => f.length === 1,
+        5_000,
+      ),
+    ).toEqual(['instance_logged_out_on_phone']);
+    expect(platform.sent(id)).toEqual([]);
   });
 });

@@ -14,7 +14,11 @@ import {
 
 import type { Connection } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
+import type { SendQueue } from '../registry/sendLedger';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
+import { LocalSends } from './localSends';
+import { QueueSweeper } from './queueSweeper';
+import { sendFailureOf } from './sendVerdict';
 
 /** What the dispatcher needs of this replica's connections (the session manager). */
 export interface Connections {
@@ -24,15 +28,22 @@ export interface Connections {
   sending(messageId: string, to: string): void;
 }
 
+/**
+ * How handing out a send ended: `done` (sent, or failed for good), `waiting` (its instance is not connected, or older
+ * sends of it wait: it stays queued in the send ledger, and the owner's sweeper sends it in order later) or `retry`
+ * (a transient failure: the dispatch consumer offers it again).
+ */
+export type DispatchOutcome = 'done' | 'waiting' | 'retry';
+
 /** Where a send goes out: here, or on the replica holding the instance's lease (see OwnerRouter). */
-export type SendRoute = (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<'done' | 'retry'>;
+export type SendRoute = (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<DispatchOutcome>;
 
 export interface DispatchOptions {
   /** Least time between two sends of one instance (0 = no pacing). */
   pacingMs: number;
   /** A send that could not go out for this long fails as expired. */
   ttlMs: number;
-  /** How often a queued send is retried while the instance is not connected. */
+  /** How soon a send that failed transiently is offered again, and how often queued sends are swept. */
   retryMs: number;
   /** How long a send handed to a replica may go unconfirmed before another gets it (a crashed replica's sends). */
   ackWaitMs: number;
@@ -42,8 +53,10 @@ export interface DispatchOptions {
  * Sends accepted messages. A durable consumer of the message streams, shared by the replicas, hands each accepted
  * send to one of them (nothing accepted is lost when a replica dies: what it held is handed out again after
  * `ackWaitMs`); that replica routes it to the one holding the instance's connection, which sends the instance's
- * messages one at a time in order, paced; sends wait (queued) while the instance is not connected, and fail with a
- * reason when the instance was reset or logged out or the TTL passed.
+ * messages one at a time in order, paced. A send whose instance is not connected is acked and waits in the send
+ * ledger (the log itself: nothing is lost), so one instance's queue never holds the consumer's in-flight slots; the
+ * owner's `QueueSweeper` sends the queue in order once the instance connects. Sends fail with a reason when the
+ * instance was reset or logged out or the TTL passed (`sendFailureOf`, decided by whichever replica holds the send).
  */
 export class Dispatcher {
   private subscription: Subscription | null = null;
@@ -53,19 +66,44 @@ export class Dispatcher {
   private readonly held = new Set<Delivery>();
   private heartbeat: NodeJS.Timeout | null = null;
   private route: SendRoute = (instanceId, accepted, sequence) => this.dispatchOwned(instanceId, accepted, sequence);
+  private readonly local = new LocalSends();
+  private readonly sweeper: QueueSweeper;
 
   constructor(
     private readonly events: EventStore,
     private readonly sessions: Connections,
     private readonly registry: InstanceRegistry,
+    private readonly queue: SendQueue,
     private readonly media: MediaFetcher,
     private readonly logger: Logger,
     private readonly options: DispatchOptions,
-  ) {}
+  ) {
+    this.sweeper = new QueueSweeper({
+      events,
+      queue,
+      registry,
+      local: this.local,
+      connectedHere: (instanceId) => sessions.connected(instanceId) !== null,
+      send: (instanceId, accepted, sequence) => this.dispatchOwned(instanceId, accepted, sequence),
+      fail: (instanceId, accepted, reason) => this.fail(instanceId, accepted, reason),
+      logger,
+      ttlMs: options.ttlMs,
+      everyMs: options.retryMs,
+    });
+  }
 
-  /** Sends through `route` (the owner router) instead of straight to this replica's connections. */
-  routeWith(route: SendRoute): void {
+  /**
+   * Sends through `route` (the owner router) instead of straight to this replica's connections; queued sends are
+   * failed here only for instances `decidesFor` names (this replica holds their lease, or nobody does).
+   */
+  routeWith(route: SendRoute, decidesFor: (instanceId: string) => boolean): void {
     this.route = route;
+    this.sweeper.decideFor(decidesFor);
+  }
+
+  /** One sweep of the queued sends now (the timer runs one every `retryMs`). */
+  sweep(): Promise<void> {
+    return this.sweeper.sweep();
   }
 
   async start(): Promise<void> {
@@ -73,18 +111,29 @@ export class Dispatcher {
     this.heartbeat = setInterval(() => this.held.forEach((job) => job.inProgress()), Math.max(100, Math.floor(this.options.ackWaitMs / 3)));
     this.heartbeat.unref();
     void this.run(this.subscription);
+    this.sweeper.start();
   }
 
   async stop(): Promise<void> {
     await this.subscription?.close();
+    await this.sweeper.stop();
     await this.lanes.idle();
     if (this.heartbeat) clearInterval(this.heartbeat);
   }
 
-  /** Queues a send of an instance whose connection is here; resolves once it went out, failed, or must wait. */
-  dispatchOwned(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
+  /**
+   * Queues a send of an instance whose connection is here; resolves once it went out, failed, or must wait. A send
+   * already in this replica's lane, or sent from here, is not taken twice (`waiting`: whoever holds it settles it).
+   */
+  dispatchOwned(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+    const stream = messageStream(instanceId, accepted.data.message_id);
+    if (!this.local.take(stream)) return Promise.resolve('waiting');
     return new Promise((resolve) => {
-      this.lanes.push(instanceId, async () => resolve(await this.dispatch(instanceId, accepted, sequence)));
+      this.lanes.push(instanceId, async () => {
+        const outcome = await this.dispatch(instanceId, accepted, sequence);
+        this.local.release(stream, outcome === 'done');
+        resolve(outcome);
+      });
     });
   }
 
@@ -98,34 +147,45 @@ export class Dispatcher {
         }
         const instanceId = instanceIdOf(job.commit.stream);
         this.held.add(job);
-        void this.route(instanceId, accepted as unknown as MessageAccepted, job.commit.sequence)
-          .catch((error: unknown) => {
-            this.logger.warn({ err: error, instanceId }, 'dispatch failed; will retry');
-            return 'retry' as const;
-          })
-          .then((outcome) => {
-            this.held.delete(job);
-            if (outcome === 'done') job.ack();
-            else job.nak(this.options.retryMs);
-          });
+        void this.handOut(instanceId, accepted as unknown as MessageAccepted, job.commit.sequence).then((outcome) => {
+          this.held.delete(job);
+          if (outcome === 'retry') job.nak(this.options.retryMs);
+          else job.ack();
+        });
       }
     } catch (error) {
       this.logger.error({ err: error }, 'dispatch subscription ended');
     }
   }
 
-  private async dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
+  /** A send the consumer handed to this replica: failed here when it can no longer go out, else routed to its owner. */
+  private async handOut(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+    try {
+      const reason = this.failureOf(instanceId, accepted, sequence);
+      if (reason) return await this.fail(instanceId, accepted, reason);
+      return await this.route(instanceId, accepted, sequence);
+    } catch (error) {
+      this.logger.warn({ err: error, instanceId }, 'dispatch failed; will retry');
+      return 'retry';
+    }
+  }
+
+  private failureOf(instanceId: string, accepted: MessageAccepted, sequence: number): string | null {
+    return sendFailureOf(this.registry.get(instanceId), { sequence, acceptedAt: Date.parse(accepted.occurredAt) }, Date.now(), this.options.ttlMs);
+  }
+
+  /** Older sends of the instance still queued and not sent from here: this one waits its turn (the sweeper's). */
+  private waitsBehind(instanceId: string, sequence: number): boolean {
+    return this.queue.queuedSends(instanceId).some((queued) => queued.sequence < sequence && !this.local.isSettled(queued.stream));
+  }
+
+  private async dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
     const { message_id: messageId, to } = accepted.data;
     try {
-      const facts = this.registry.get(instanceId);
-      // Accepted before a reset, or after it on a view that had not seen it yet (the instance is unlinked now).
-      if (facts && (sequence < facts.resetSequence || (facts.resetSequence > 0 && !facts.linkedNumber))) {
-        return await this.fail(instanceId, accepted, 'instance_reset');
-      }
-      if (facts?.blockedReason) return await this.fail(instanceId, accepted, `instance_${facts.blockedReason}`);
-      if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, accepted, 'expired');
+      const reason = this.failureOf(instanceId, accepted, sequence);
+      if (reason) return await this.fail(instanceId, accepted, reason);
       const connection = this.sessions.connected(instanceId);
-      if (!connection) return 'retry';
+      if (!connection || this.waitsBehind(instanceId, sequence)) return 'waiting';
       const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       let media;

@@ -1,6 +1,7 @@
 import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
 import type { NumberCheck } from '../connector/port';
+import type { DispatchOutcome } from '../dispatch/dispatcher';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
 export interface OwnerOps {
@@ -8,8 +9,8 @@ export interface OwnerOps {
   getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string>;
   reconnect(instanceId: string): Promise<void>;
   checkNumbers(instanceId: string, numbers: string[]): Promise<NumberCheck[]>;
-  /** Sends one accepted message; 'retry' when it cannot go out now (not connected), to be offered again later. */
-  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'>;
+  /** Sends one accepted message (see `DispatchOutcome`). */
+  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
   sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void>;
 }
@@ -68,9 +69,10 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'checkNumbers', instanceId, args: [instanceId, numbers] }) as Promise<NumberCheck[]>;
   }
 
-  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'> {
-    if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('retry');
-    return (this.route({ op: 'dispatch', instanceId, args: [instanceId, accepted, sequence] }) as Promise<'done' | 'retry'>).catch((error: unknown) => {
+  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+    // Nobody holds the instance, so nobody is connected: the send waits in the ledger for whoever connects it.
+    if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('waiting');
+    return (this.route({ op: 'dispatch', instanceId, args: [instanceId, accepted, sequence] }) as Promise<DispatchOutcome>).catch((error: unknown) => {
       this.throttle.maybe('dispatch', (heldBack) =>
         this.logger.warn({ err: error, instanceId, heldBack }, 'the owner could not take a send; it will be offered again'),
       );

@@ -1,31 +1,69 @@
 import { ALL_MESSAGES_PATTERN, instanceIdOf, type Commit, type FoldedModel } from '@wagw/lib';
 
+/** A send accepted and neither sent nor failed yet. */
+export interface QueuedSend {
+  /** The message's stream. */
+  stream: string;
+  /** Log sequence of its `MessageAccepted`: the order sends go out in. */
+  sequence: number;
+  /** When it was accepted (ms since the epoch), for the send TTL. */
+  acceptedAt: number;
+}
+
+/** What the dispatcher reads of the queued sends (the ledger below). */
+export interface SendQueue {
+  /** The instance's queued sends, oldest first. */
+  queuedSends(instanceId: string): QueuedSend[];
+  /** Instances with at least one queued send. */
+  instancesWithQueued(): string[];
+  isQueued(instanceId: string, stream: string): boolean;
+}
+
 interface InstanceSends {
-  /** Stream names of the messages accepted and neither sent nor failed yet. */
-  queued: Set<string>;
+  queued: Map<string, QueuedSend>;
   /** UTC day (YYYY-MM-DD) of `today` and how many sends were accepted on it. */
   day: string;
   today: number;
 }
 
+type SerializedSends = { queued: Array<[string, number, number]>; day: string; today: number };
+
 const utcDay = (iso: string): string => iso.slice(0, 10);
+const byStream = <T>([a]: [string, ...T[]], [b]: [string, ...T[]]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A read model of every instance's sends, fed the message streams' commits (a `Projection` of
- * `ALL_MESSAGES_PATTERN`): how many wait to go out (accepted, not yet sent or failed) and how many were accepted
- * today (UTC), for the send quotas. Every sessions replica keeps one, so any replica can refuse a send; it lags the
- * store by milliseconds, so sends racing on several replicas may pass a full quota by the ones in flight. It starts
- * from its checkpoint (`CheckpointedProjection`): start-up does not grow with the number of messages in the log.
+ * `ALL_MESSAGES_PATTERN`): which wait to go out (accepted, not yet sent or failed) and how many were accepted today
+ * (UTC). The quotas read it, and so does the dispatcher: a send whose instance is not connected waits here, not in
+ * the dispatch consumer (see Dispatcher). Every sessions replica keeps one; it lags the store by milliseconds, so
+ * sends racing on several replicas may pass a full quota by the ones in flight. It starts from its checkpoint
+ * (`CheckpointedProjection`): start-up does not grow with the number of messages in the log, and its memory grows
+ * with queued sends (bounded by the queue quota), not with messages.
  */
-export class SendLedger implements FoldedModel {
+export class SendLedger implements FoldedModel, SendQueue {
   readonly model = 'send_ledger';
-  readonly modelVersion = 1;
+  /** 2: queued sends carry their sequence and acceptance time. */
+  readonly modelVersion = 2;
   readonly pattern = ALL_MESSAGES_PATTERN;
   private instances = new Map<string, InstanceSends>();
 
   /** Sends of the instance waiting to go out. */
   queued(instanceId: string): number {
     return this.instances.get(instanceId)?.queued.size ?? 0;
+  }
+
+  queuedSends(instanceId: string): QueuedSend[] {
+    return [...(this.instances.get(instanceId)?.queued.values() ?? [])].sort((a, b) => a.sequence - b.sequence);
+  }
+
+  instancesWithQueued(): string[] {
+    const ids: string[] = [];
+    for (const [id, sends] of this.instances) if (sends.queued.size > 0) ids.push(id);
+    return ids;
+  }
+
+  isQueued(instanceId: string, stream: string): boolean {
+    return this.instances.get(instanceId)?.queued.has(stream) ?? false;
   }
 
   /** Sends of the instance accepted on the UTC day of `now`. */
@@ -38,12 +76,12 @@ export class SendLedger implements FoldedModel {
     const id = instanceIdOf(commit.stream);
     let sends = this.instances.get(id);
     if (!sends) {
-      sends = { queued: new Set(), day: '', today: 0 };
+      sends = { queued: new Map(), day: '', today: 0 };
       this.instances.set(id, sends);
     }
     for (const event of commit.events) {
       if (event.type === 'MessageAccepted') {
-        sends.queued.add(commit.stream);
+        sends.queued.set(commit.stream, { stream: commit.stream, sequence: commit.sequence, acceptedAt: Date.parse(event.occurredAt) });
         const day = utcDay(event.occurredAt);
         if (day === sends.day) sends.today += 1;
         else if (day > sends.day) Object.assign(sends, { day, today: 1 });
@@ -53,14 +91,32 @@ export class SendLedger implements FoldedModel {
     }
   }
 
-  /** Instances in id order, their queued streams sorted: equal ledgers serialize alike. */
+  /** Instances in id order, their queued sends by stream: equal ledgers serialize alike. */
   serialize(): string {
-    const entries = [...this.instances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return JSON.stringify(entries.map(([id, sends]) => [id, { queued: [...sends.queued].sort(), day: sends.day, today: sends.today }]));
+    const entries = [...this.instances].sort(byStream);
+    return JSON.stringify(
+      entries.map(([id, sends]): [string, SerializedSends] => [
+        id,
+        {
+          queued: [...sends.queued.values()].map((q): [string, number, number] => [q.stream, q.sequence, q.acceptedAt]).sort(byStream),
+          day: sends.day,
+          today: sends.today,
+        },
+      ]),
+    );
   }
 
   restore(body: string): void {
-    const entries = JSON.parse(body) as Array<[string, { queued: string[]; day: string; today: number }]>;
-    this.instances = new Map(entries.map(([id, sends]) => [id, { ...sends, queued: new Set(sends.queued) }]));
+    const entries = JSON.parse(body) as Array<[string, SerializedSends]>;
+    this.instances = new Map(
+      entries.map(([id, sends]) => [
+        id,
+        {
+          day: sends.day,
+          today: sends.today,
+          queued: new Map(sends.queued.map(([stream, sequence, acceptedAt]) => [stream, { stream, sequence, acceptedAt }])),
+        },
+      ]),
+    );
   }
 }

@@ -57,6 +57,8 @@ interface OpenConnection {
 export class SandboxPlatform implements Connector {
   readonly name = 'sandbox';
   private readonly open = new Map<string, OpenConnection>();
+  /** Instances whose network is cut (`cutNetwork`). */
+  private readonly unreachable = new Set<string>();
   private readonly receipts = new Map<string, PendingReceipt[]>();
   private readonly records = new SentRecords();
   private readonly ledger: SandboxLedger;
@@ -86,6 +88,7 @@ export class SandboxPlatform implements Connector {
    * an unlinked one shows a QR code at once (before this resolves) and a fresh one every `qrIntervalMs`.
    */
   async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
+    if (this.unreachable.has(instanceId)) throw new Error(`Instance ${instanceId} cannot reach the sandbox (cutNetwork)`);
     const number = await this.ledger.linkOf(instanceId);
     const conn: OpenConnection = {
       id: randomBytes(6).toString('hex'),
@@ -168,6 +171,20 @@ export class SandboxPlatform implements Connector {
     const conn = this.open.get(instanceId);
     if (!conn) throw new Error(`Instance ${instanceId} has no open sandbox connection to drop`);
     this.end(conn, { type: 'disconnected', reason });
+  }
+
+  /**
+   * An outage for one instance: its open connection drops (`disconnected`, `connection_lost`) and new connections
+   * are refused until `restoreNetwork`. The link stays.
+   */
+  cutNetwork(instanceId: string): void {
+    this.unreachable.add(instanceId);
+    const conn = this.open.get(instanceId);
+    if (conn) this.end(conn, { type: 'disconnected', reason: 'connection_lost' });
+  }
+
+  restoreNetwork(instanceId: string): void {
+    this.unreachable.delete(instanceId);
   }
 
   /** The user removes the linked device on the phone: the link ends, an open connection reports `logged_out`. */

@@ -1,0 +1,123 @@
+import { instanceIdOf, type EventStore, type Logger, type MessageAccepted } from '@wagw/lib';
+import type { InstanceRegistry } from '../registry/instanceRegistry';
+import type { SendQueue } from '../registry/sendLedger';
+import type { LocalSends } from './localSends';
+import { sendFailureOf } from './sendVerdict';
+
+export interface SweeperParts {
+  events: EventStore;
+  queue: SendQueue;
+  registry: InstanceRegistry;
+  local: LocalSends;
+  /** The instance's open, connected connection is on this replica. */
+  connectedHere: (instanceId: string) => boolean;
+  /** Hands a send to this replica's lane of the instance (Dispatcher.dispatchOwned). */
+  send: (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<unknown>;
+  /** Records that a send failed, with the reason. */
+  fail: (instanceId: string, accepted: MessageAccepted, reason: string) => Promise<unknown>;
+  logger: Logger;
+  ttlMs: number;
+  everyMs: number;
+}
+
+/** Queued sends read per sweep at most: a long queue goes out over several sweeps, in order. */
+const READS_PER_SWEEP = 1_000;
+
+/**
+ * Sends that wait for their instance live in the send ledger, not in the dispatch consumer (where a thousand of them
+ * would hold every `max_ack_pending` slot and stop every other instance's sends). Every `everyMs` this hands the
+ * queued sends of instances connected on this replica to their lane, oldest first, and fails the ones that can no
+ * longer go out (reset, logged out, past the TTL) for instances this replica decides for (`decidesFor`: it holds
+ * their lease, or nobody does).
+ */
+export class QueueSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+  private decidesFor: (instanceId: string) => boolean = () => true;
+
+  constructor(private readonly parts: SweeperParts) {}
+
+  decideFor(predicate: (instanceId: string) => boolean): void {
+    this.decidesFor = predicate;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.sweep(), this.parts.everyMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.sweeping;
+  }
+
+  /** One pass over the instances with queued sends (one at a time: a pass still running is awaited). */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.pass()
+      .catch((error: unknown) => this.parts.logger.warn({ err: error }, 'sweeping the queued sends failed; the next sweep retries'))
+      .finally(() => {
+        this.sweeping = null;
+      });
+    return this.sweeping;
+  }
+
+  private async pass(): Promise<void> {
+    const { queue, local } = this.parts;
+    let budget = READS_PER_SWEEP;
+    for (const instanceId of queue.instancesWithQueued()) {
+      if (budget <= 0) break;
+      if (this.parts.connectedHere(instanceId)) budget -= await this.drain(instanceId, budget);
+      else if (this.decidesFor(instanceId)) budget -= await this.expire(instanceId, budget);
+    }
+    local.prune((stream) => queue.isQueued(instanceIdOf(stream), stream));
+  }
+
+  /** Hands the instance's queued sends to its lane, oldest first; returns how many it read. */
+  private async drain(instanceId: string, budget: number): Promise<number> {
+    let reads = 0;
+    for (const queued of this.parts.queue.queuedSends(instanceId)) {
+      if (reads >= budget) break;
+      if (this.parts.local.busy(queued.stream)) continue;
+      reads += 1;
+      const accepted = await this.acceptedOf(queued.stream);
+      // Not awaited: the lane sends them one by one, paced; each settles itself.
+      if (accepted) void this.parts.send(instanceId, accepted, queued.sequence);
+    }
+    return reads;
+  }
+
+  /** Fails the instance's queued sends that can no longer go out; returns how many it read. */
+  private async expire(instanceId: string, budget: number): Promise<number> {
+    const { queue, registry, local, ttlMs } = this.parts;
+    const facts = registry.get(instanceId);
+    const now = Date.now();
+    const queued = queue.queuedSends(instanceId);
+    // The oldest fails first on every ground (TTL, a reset, the instance blocked): if it may wait, all may.
+    if (!queued[0] || !sendFailureOf(facts, queued[0], now, ttlMs)) return 0;
+    let reads = 0;
+    for (const send of queued) {
+      const reason = sendFailureOf(facts, send, now, ttlMs);
+      if (reads >= budget || !reason) break;
+      if (!local.take(send.stream)) continue;
+      reads += 1;
+      let settled = false;
+      try {
+        const accepted = await this.acceptedOf(send.stream);
+        if (accepted) {
+          await this.parts.fail(instanceId, accepted, reason);
+          settled = true;
+        }
+      } finally {
+        local.release(send.stream, settled);
+      }
+    }
+    return reads;
+  }
+
+  private async acceptedOf(stream: string): Promise<MessageAccepted | null> {
+    const commits = await this.parts.events.readStream(stream);
+    const event = commits.flatMap((c) => c.events).find((e) => e.type === 'MessageAccepted');
+    return event ? (event as unknown as MessageAccepted) : null;
+  }
+}
