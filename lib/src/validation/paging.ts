@@ -22,12 +22,15 @@ export interface PageRequest<T> {
   limit: number;
 }
 
+/** A page's size from the request's `limit` (0 = the default), within PAGE_LIMIT. */
+export const pageSize = (limit: number): number => Math.min(Math.max(limit || PAGE_LIMIT.default, 1), PAGE_LIMIT.max);
+
 /**
  * One page of a list held in memory, after the item the cursor names. The cursor is an item's key, not a position,
  * so items added meanwhile do not shift the pages; an unknown cursor (never issued for this list) is a 400.
  */
 export const pageAfter = <T>({ items, compare, cursorOf, find, cursor, limit }: PageRequest<T>): Page<T> => {
-  const size = Math.min(Math.max(limit || PAGE_LIMIT.default, 1), PAGE_LIMIT.max);
+  const size = pageSize(limit);
   let rest: readonly T[] = items;
   if (cursor) {
     const after = find(cursor);

@@ -128,6 +128,23 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       expect(answer.map((p) => p.nextCursor)).toEqual(['evt_4_0', 'evt_2_0', null]);
     });
 
+    it('lists the newest of many deliveries first, pages back through them, and finds an old dead one', async () => {
+      // More records than the first window of the backward scan (4,096 sequences), and than the oldest 20,000 the
+      // listing used to read: a busy instance's newest deliveries never showed.
+      const many = Array.from({ length: 21_000 }, (_, i) => delivered(`evt_${i + 10}_0`, 10));
+      const { answer } = await given(dead('evt_1_0', 1), ...many)
+        .when(async () => {
+          const first = await service.list('acme', ID, '', 3);
+          const second = await service.list('acme', ID, '', 3, first.nextCursor ?? '');
+          const deadOnes = await service.list('acme', ID, 'dead', 10);
+          return { first, second, deadOnes };
+        })
+        .then({ commits: [] });
+      expect(answer.first.items.map((d) => d.deliveryId)).toEqual(['evt_21009_0', 'evt_21008_0', 'evt_21007_0']);
+      expect(answer.second.items.map((d) => d.deliveryId)).toEqual(['evt_21006_0', 'evt_21005_0', 'evt_21004_0']);
+      expect(answer.deadOnes).toEqual({ items: [expect.objectContaining({ deliveryId: 'evt_1_0', status: 'dead' })], nextCursor: null });
+    });
+
     it('refuses a cursor that names none of the instance deliveries (400 invalid_cursor)', async () => {
       await given(...history)
         .when(() => service.list('acme', ID, '', 2, 'evt_99_0'))

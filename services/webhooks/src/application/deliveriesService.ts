@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, pageAfter, type EventStore, type Page } from '@wagw/lib';
+import { conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, pageSize, type EventStore, type Page } from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
-import { deliveryStream, instanceDeliveriesPattern } from '../delivery/events';
+import { deliveredStream, deliveryStream } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { decideReplay } from '../replay/decisions';
 import { replayStream } from '../replay/events';
+import { scanNewestDeliveries, type ScannedDelivery } from './deliveryScan';
 
-/** How many delivery commits one listing reads at most (newest deliveries beyond it are not shown). */
-const MAX_COMMITS_READ = 20_000;
-
-const newestFirst = (a: Delivery, b: Delivery): number => b.createdAt.localeCompare(a.createdAt) || b.deliveryId.localeCompare(a.deliveryId);
+/** Dead deliveries one `redeliver_webhooks` call (without a delivery id) takes at most; a second call takes the rest. */
+const MAX_REDELIVERED = 10_000;
+/** Delivery ids as issued (`dlv_…`, `<replay_id>_<webhook-id>`): a cursor or id of another form names nothing here. */
+const DELIVERY_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
 /** The read, redeliver and replay side of webhooks: an instance's deliveries with every attempt, redelivery of failed ones, replays. */
 export class DeliveriesService {
@@ -23,24 +24,33 @@ export class DeliveriesService {
   async list(account: string, instanceId: string, status: string, limit: number, cursor = ''): Promise<Page<Delivery>> {
     await this.assertOwner(account, instanceId);
     if (status && !DELIVERY_STATUSES.some((s) => s === status)) throw invalidArgument('invalid_status', `status must be ${DELIVERY_STATUSES.join(', ')}`);
-    const all = (await this.readAll(instanceId)).map((read) => read.delivery);
-    return pageAfter({
-      items: all.filter((d) => !status || d.status === (status as DeliveryStatus)).sort(newestFirst),
-      compare: newestFirst,
-      cursorOf: (d) => d.deliveryId,
-      find: (id) => all.find((d) => d.deliveryId === id),
-      cursor,
-      limit,
+    const before = cursor ? ((await this.find(instanceId, cursor))?.createdAt ?? null) : Number.POSITIVE_INFINITY;
+    if (before === null) throw invalidArgument('invalid_cursor', 'cursor does not name a delivery of this instance: pass a next_cursor of an earlier page');
+    const size = pageSize(limit);
+    const { items } = await scanNewestDeliveries(this.deliveries, instanceId, {
+      before,
+      count: size + 1,
+      want: (d) => !status || d.status === (status as DeliveryStatus),
     });
+    const page = items.slice(0, size).map((found) => found.delivery);
+    return { items: page, nextCursor: items.length > size ? page[page.length - 1]!.deliveryId : null };
   }
 
   /** Redelivers one dead-lettered delivery, or all of them when `deliveryId` is empty; answers the ids. */
   async redeliver(account: string, instanceId: string, deliveryId: string): Promise<string[]> {
     await this.assertOwner(account, instanceId);
     const now = new Date().toISOString();
-    const all = await this.readAll(instanceId);
-    const targets = deliveryId ? all.filter((r) => r.delivery.deliveryId === deliveryId) : all.filter((r) => r.delivery.status === 'dead');
-    if (deliveryId && targets.length === 0) throw notFound('delivery_not_found', 'Delivery not found');
+    const one = deliveryId ? await this.find(instanceId, deliveryId) : null;
+    if (deliveryId && !one) throw notFound('delivery_not_found', 'Delivery not found');
+    const targets = one
+      ? [one]
+      : (
+          await scanNewestDeliveries(this.deliveries, instanceId, {
+            before: Number.POSITIVE_INFINITY,
+            count: MAX_REDELIVERED,
+            want: (d) => d.status === 'dead',
+          })
+        ).items.reverse();
     const redelivered: string[] = [];
     for (const { delivery, version } of targets) {
       const stream = deliveryStream(instanceId, delivery.deliveryId);
@@ -75,19 +85,15 @@ export class DeliveriesService {
     return this.endpoints.assertOwner(account, instanceId);
   }
 
-  /** Every delivery of the instance, each with its stream's version (the sequence of its last commit). */
-  private async readAll(instanceId: string): Promise<Array<{ delivery: Delivery; version: number }>> {
-    const page = await this.deliveries.readPattern(instanceDeliveriesPattern(instanceId), 0, MAX_COMMITS_READ);
-    const byStream = new Map<string, { events: ReturnType<typeof upcastDelivery>[]; version: number }>();
-    for (const commit of page.commits) {
-      const entry = byStream.get(commit.stream) ?? { events: [], version: 0 };
-      entry.events.push(...commit.events.map(upcastDelivery));
-      entry.version = commit.sequence;
-      byStream.set(commit.stream, entry);
+  /** One delivery of the instance by id (on either kind of stream), or null. */
+  private async find(instanceId: string, deliveryId: string): Promise<ScannedDelivery | null> {
+    if (!DELIVERY_ID.test(deliveryId)) return null;
+    for (const stream of [deliveryStream(instanceId, deliveryId), deliveredStream(instanceId, deliveryId)]) {
+      const commits = await this.deliveries.readStream(stream);
+      if (commits.length === 0) continue;
+      const delivery = foldDelivery(commits.flatMap((c) => c.events.map(upcastDelivery)));
+      if (delivery.exists) return { delivery, version: commits[commits.length - 1]!.sequence, createdAt: commits[0]!.sequence };
     }
-    return [...byStream.values()].flatMap(({ events, version }) => {
-      const delivery = foldDelivery(events);
-      return delivery.exists ? [{ delivery, version }] : [];
-    });
+    return null;
   }
 }
