@@ -3,7 +3,7 @@ import { startWaEmulator } from '../test/emulator/emulator';
 import { emulatorTrustEnv } from '../test/emulator/trustRoot';
 import { decodeQr } from '../test/harness/qrCode';
 import { envPositiveInt, log, pool, startBenchNats } from './common';
-import { withGateway, type Gateway, type MemorySample } from './sessions';
+import { withGateway, type Gateway, type MemorySample } from './sessionsGateway';
 
 const MB = 1024 * 1024;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
