@@ -44,3 +44,5 @@ export type { SendBatch, SendBatch__Output as SendBatchMessage } from '../genera
 export type { SendResults, SendResults__Output as SendResultsMessage } from '../generated/wagw/sessions/v1/SendResults';
 export type { SendResult } from '../generated/wagw/sessions/v1/SendResult';
 export * from './channel';
+export * from './callClient';
+export * from './callTypes';

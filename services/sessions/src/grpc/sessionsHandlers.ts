@@ -1,10 +1,22 @@
-import { assertInstanceId, invalidArgument, isPhoneNumber, LIMITS, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
+import {
+  assertInstanceId,
+  invalidArgument,
+  isPhoneNumber,
+  LIMITS,
+  unaryHandler,
+  type Logger,
+  type HandlersWithoutCall,
+  type SessionsHandlers,
+} from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
 import { sendStreamHandler } from './sendStreamHandler';
 
-/** Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica. */
-export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrWaitMs: number, logger: Logger): SessionsHandlers => ({
+/**
+ * Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica.
+ * `Call` is served from the unary handlers by startGrpcServer.
+ */
+export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrWaitMs: number, logger: Logger): HandlersWithoutCall<SessionsHandlers> => ({
   GetQr: unaryHandler(logger, 'GetQr', async (r) => {
     assertInstanceId(r.instanceId);
     return { qr: await owner.getQr(r.instanceId, Math.min(r.waitMs || qrWaitMs, 60_000)) };
