@@ -11,27 +11,24 @@ import {
   type SandboxScanRequest,
   type SendRequest,
 } from '@wagw/lib';
-import { SendStreamClient } from './sendStream';
 
-/** The gateway's typed view of the Sessions gRPC service. Unary methods go over its Call stream; sends over SendStream. */
+/** The gateway's typed view of the Sessions gRPC service. Unary methods (sends too) go over its Call stream. */
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const proto = loadSessionsProto();
   // Any replica accepts any call and routes it to the replica that holds the instance.
   const client = new proto.Sessions(address, credentials.createInsecure(), balancedChannelOptions);
-  const sends = new SendStreamClient(() => client.SendStream(), 10_000);
   const calls = new CallStreamClient(proto.Sessions.service, () => client.Call(), { service: 'sessions' });
   return {
     getQr: (request: GetQrRequest) => calls.call('GetQr', request, timeoutMs),
     getPairingCode: (request: GetPairingCodeRequest) => calls.call('GetPairingCode', request, timeoutMs),
     checkNumbers: (request: CheckNumbersRequest) => calls.call('CheckNumbers', request, timeoutMs),
     reconnect: (request: InstanceRequest) => calls.call('Reconnect', request, timeoutMs),
-    send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
+    send: (request: SendRequest) => calls.call('Send', request, 10_000),
     sandboxScan: (request: SandboxScanRequest) => calls.call('SandboxScan', request, 10_000),
     sandboxInbound: (request: SandboxInboundRequest) => calls.call('SandboxInbound', request, 10_000),
     sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {
-      sends.close();
       calls.close();
       client.close();
     },

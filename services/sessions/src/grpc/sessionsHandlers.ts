@@ -10,7 +10,6 @@ import {
 } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
-import { sendStreamHandler } from './sendStreamHandler';
 
 /**
  * Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica.
@@ -41,7 +40,18 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
     await owner.reconnect(r.instanceId);
     return { success: true };
   }),
-  SendStream: sendStreamHandler(messages, logger),
+  Send: unaryHandler(logger, 'Send', async (r) => ({
+    messageId: await messages.accept({
+      account: r.account,
+      instanceId: r.instanceId,
+      to: r.to,
+      type: r.type,
+      text: r.text,
+      mediaUrl: r.mediaUrl,
+      filename: r.filename,
+      idempotencyKey: r.idempotencyKey,
+    }),
+  })),
   SandboxScan: unaryHandler(logger, 'SandboxScan', async (r) => {
     assertInstanceId(r.instanceId);
     await owner.sandboxScan(r.instanceId, r.number);
