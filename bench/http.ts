@@ -158,6 +158,8 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
   try {
     const barePort = (await waitForOutput(bare, /^(\d+)\n/, 20_000))[1]!;
     const bareUrl = `http://127.0.0.1:${barePort}`;
+    // send before create_instance: the instances it creates would otherwise still be consumed (by every service)
+    // while send is measured.
     const measured = await withGateway(nats, async (gateway) => {
       await cannon({ url: `${bareUrl}/`, duration: 2 });
       await cannonPost(`${bareUrl}/append`, 'warm-up', 2);
@@ -165,18 +167,20 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
       const bareGet = await cannon({ url: `${bareUrl}/` });
       log('http: bare Fastify POST /append (one JetStream append per request)');
       const floor = await cannonPost(`${bareUrl}/append`, 'floor');
-      log('http: GET /v1/create_instance');
-      const createInstance = await cannon({ url: `${gateway.base}/create_instance`, headers: gateway.headers });
-
       const instanceId = await linkInstance(gateway);
       log('http: bare Fastify POST /send (schema)');
       const barePost = await cannonPost(`${bareUrl}/send`, instanceId);
+      await cannonSend(gateway, instanceId, 2);
       log('http: POST /v1/send');
       const send = await cannonSend(gateway, instanceId);
+      log('http: GET /v1/create_instance');
+      const createInstance = await cannon({ url: `${gateway.base}/create_instance`, headers: gateway.headers });
       return { bareGet, floor, createInstance, barePost, send };
     });
+    // On a fresh nats-server as the first send was: the first gateway's queued sends would keep this one busy.
+    const fresh = await startBenchNats();
     const sendNoLimiter = await withGateway(
-      nats,
+      fresh,
       async (gateway) => {
         const instanceId = await linkInstance(gateway);
         await cannonSend(gateway, instanceId, 2);
@@ -184,7 +188,7 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
         return cannonSend(gateway, instanceId);
       },
       { RATE_LIMIT_ACCOUNT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' },
-    );
+    ).finally(() => fresh.stop());
     return { ...measured, sendNoLimiter };
   } finally {
     await stopProcess(bare);
