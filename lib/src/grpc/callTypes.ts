@@ -10,7 +10,7 @@ export type HandlersWithoutCall<Handlers> = Omit<Named<Handlers>, 'Call'>;
 export type MethodName<Definition> = Extract<keyof Named<Definition>, string>;
 
 /** What a method's client sends: its request message, as built in code. */
-export type RequestOf<Method> = Method extends MethodDefinition<infer Req, infer _Res, infer _ReqOut, infer _ResOut> ? Req : never;
+export type RequestOf<Method> = Method extends Pick<MethodDefinition<infer Req, unknown>, 'requestSerialize'> ? Req : never;
 
 /** What a method's client gets: its response message, as decoded (defaults filled in). */
-export type ReplyOf<Method> = Method extends MethodDefinition<infer _Req, infer _Res, infer _ReqOut, infer ResOut> ? ResOut : never;
+export type ReplyOf<Method> = Method extends Pick<MethodDefinition<unknown, unknown, unknown, infer Res>, 'responseDeserialize'> ? Res : never;
