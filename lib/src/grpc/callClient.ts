@@ -6,6 +6,7 @@ import type { CallBatch } from '../generated/wagw/call/v1/CallBatch';
 import type { CallRequest } from '../generated/wagw/call/v1/CallRequest';
 import type { ReplyBatch__Output } from '../generated/wagw/call/v1/ReplyBatch';
 import { NOT_STARTED } from './callServer';
+import { framesOf } from './callFrames';
 import { fromErrorDetail } from './errors';
 
 export type CallStream = ClientDuplexStream<CallBatch, ReplyBatch__Output>;
@@ -96,7 +97,10 @@ export class CallStreamClient<Definition extends ServiceDefinition> {
       call,
       pending: new Map(),
       // A lane that broke before its turn ended has failed these calls already.
-      out: new TurnBatcher((items) => !lane.broken && call.write({ items })),
+      out: new TurnBatcher((items) => {
+        if (lane.broken) return;
+        for (const frame of framesOf(items, (item) => item.request?.length ?? 0)) call.write({ items: frame });
+      }),
       broken: false,
     };
     this.lanes[index] = lane;

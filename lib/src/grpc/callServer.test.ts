@@ -17,7 +17,7 @@ const definition = proto.Sessions.service;
 const logger = pino({ level: 'silent' });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** Three unary methods: one answers, one fails with an AppError, one waits for the test to release it. */
+/** Unary methods: one answers, one fails with an AppError, one answers 700 KB, one waits for the test to release it. */
 const handlers = () => {
   const held: Array<() => void> = [];
   return {
@@ -27,6 +27,7 @@ const handlers = () => {
       GetQr: unaryHandler(logger, 'GetQr', async (): Promise<{ qr: string }> => {
         throw notFound('instance_not_found', 'Instance not found');
       }),
+      GetPairingCode: unaryHandler(logger, 'GetPairingCode', async () => ({ code: 'x'.repeat(700 * 1024) })),
       Reconnect: unaryHandler(logger, 'Reconnect', () => new Promise<{ success: boolean }>((resolve) => held.push(() => resolve({ success: true })))),
     },
   };
@@ -73,6 +74,18 @@ describe('callStreamServer', () => {
     call.emit('end');
     await nextTurn();
     expect(call.ended).toBe(true);
+  });
+
+  it('splits a turn of large replies into frames of about 1 MiB (grpc-js refuses messages over 4 MiB)', async () => {
+    const server = callStreamServer(definition, handlers().handlers, logger);
+    const call = new FakeServerCall();
+    server.handler(call as unknown as ServerDuplexStream<CallBatch__Output, ReplyBatch>);
+    const request = definition.GetPairingCode.requestSerialize({ instanceId: 'a', number: '4915112345678' });
+    call.emit('data', frame(...[1, 2, 3, 4].map((id) => ({ id, method: 'GetPairingCode', request }))));
+    await nextTurn();
+    await nextTurn();
+    expect(call.written.map((f) => f.items!.map((item) => item.id))).toEqual([[1], [2], [3], [4]]);
+    expect(definition.GetPairingCode.responseDeserialize(call.written[3]!.items![0]!.reply as Buffer)).toEqual({ code: 'x'.repeat(700 * 1024) });
   });
 
   it('when draining, answers what runs, refuses new calls unstarted and then ends the stream', async () => {

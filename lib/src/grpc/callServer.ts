@@ -6,6 +6,7 @@ import type { CallBatch__Output } from '../generated/wagw/call/v1/CallBatch';
 import type { CallReply } from '../generated/wagw/call/v1/CallReply';
 import type { CallRequest__Output } from '../generated/wagw/call/v1/CallRequest';
 import type { ReplyBatch } from '../generated/wagw/call/v1/ReplyBatch';
+import { framesOf } from './callFrames';
 import { toErrorDetail } from './errors';
 import { plainUnaryOf, reportFailure, type PlainUnary } from './unary';
 
@@ -37,7 +38,7 @@ const runnables = (definition: ServiceDefinition, handlers: UntypedServiceImplem
 /**
  * The server side of a service's `Call` stream (proto/call.proto), one adapter for every service: each call of a
  * frame is decoded with its method's request type and run by the same function as the unary method, all of a
- * frame's calls together; the answers of one event-loop turn go back as one frame. Errors travel as AppError
+ * frame's calls together; the answers of one event-loop turn go back as one frame (or several, see callFrames). Errors travel as AppError
  * fields, so the caller maps them to HTTP exactly as a unary status. A stream ends once the caller has ended it
  * and every call it carried is answered.
  */
@@ -58,7 +59,7 @@ export const callStreamServer = (definition: ServiceDefinition, handlers: Untype
     };
     const out = new TurnBatcher<CallReply>((items) => {
       if (finished || call.cancelled) return;
-      call.write({ items });
+      for (const frame of framesOf(items, (item) => item.reply?.length ?? 0)) call.write({ items: frame });
       finish();
     });
     const answer = (reply: CallReply): void => {
