@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@wagw/lib';
-import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, stopProcess, type BenchNats } from './common';
+import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, startBenchNats, stopProcess, type BenchNats } from './common';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -61,7 +61,11 @@ export interface HttpBenchResult {
   bareGet: HttpResult;
   createInstance: HttpResult;
   barePost: HttpResult;
+  /** Bare Fastify POST that appends one JetStream message and answers after the ack: the durable floor. */
+  floor: HttpResult;
   send: HttpResult;
+  /** The same send load on a gateway without the rate limiter (both limits 0). */
+  sendNoLimiter: HttpResult;
 }
 
 export interface Gateway {
@@ -84,14 +88,19 @@ export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gatew
   const gateway = spawn(process.execPath, [join(ROOT, 'lib/dist/launcher/main.js')], {
     env: {
       ...process.env,
+      // Counted but never refused, unless `env` says otherwise (limits 0: no limiter).
+      ...BENCH_RATE_LIMIT,
       ...env,
       ...natsEnv,
       DATA_DIR: dataDir,
+      // create_instance is measured by the thousand: no per-account instance quota.
+      INSTANCE_QUOTA: '0',
+      // Sends are measured by the ten thousand on one instance (the sandbox sends 1 a second): no queue limit.
+      SEND_QUEUE_MAX: '0',
       PORT: String(port),
       LOG_LEVEL: 'error',
       AUTH_JWT_SECRET: '',
       WA_CONNECTOR: 'sandbox',
-      ...BENCH_RATE_LIMIT,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -131,32 +140,59 @@ const cannonSend = (gateway: Gateway, instanceId: string, duration?: number): Pr
     ...(duration ? { duration } : {}),
   });
 
+const cannonPost = (url: string, instanceId: string, duration?: number): Promise<HttpResult> =>
+  cannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody(instanceId), ...(duration ? { duration } : {}) });
+
 /**
- * The gateway on its own nats-server, beside bare Fastify in its own process: GET / against create_instance, a
- * schema-validated POST against POST /v1/send (on a linked sandbox instance).
+ * The gateway on the benchmark's nats-server, beside bare Fastify in its own process on the same nats-server: GET /
+ * and the JetStream floor (a POST that appends one message and answers after its ack) against create_instance, a
+ * schema-validated POST and the floor against POST /v1/send (on a linked sandbox instance), then send again on a
+ * gateway without the rate limiter (its cost is the difference).
  */
 export const runHttpBench = async (): Promise<HttpBenchResult> => {
-  const bare = spawn(process.execPath, ['-r', join(ROOT, 'bench/register.js'), join(ROOT, 'bench/bareServer.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const nats = await startBenchNats();
+  const bare = spawn(process.execPath, ['-r', join(ROOT, 'bench/register.js'), join(ROOT, 'bench/bareServer.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_NATS_URL: nats.url },
+  });
   try {
-    return await withGateway(null, async (gateway) => {
-      const barePort = (await waitForOutput(bare, /^(\d+)\n/, 20_000))[1]!;
-      const bareUrl = `http://127.0.0.1:${barePort}`;
+    const barePort = (await waitForOutput(bare, /^(\d+)\n/, 20_000))[1]!;
+    const bareUrl = `http://127.0.0.1:${barePort}`;
+    // send before create_instance: the instances it creates would otherwise still be consumed (by every service)
+    // while send is measured.
+    const measured = await withGateway(nats, async (gateway) => {
       await cannon({ url: `${bareUrl}/`, duration: 2 });
-
+      await cannonPost(`${bareUrl}/append`, 'warm-up', 2);
       log('http: bare Fastify GET /');
       const bareGet = await cannon({ url: `${bareUrl}/` });
-      log('http: GET /v1/create_instance');
-      const createInstance = await cannon({ url: `${gateway.base}/create_instance`, headers: gateway.headers });
-
+      log('http: bare Fastify POST /append (one JetStream append per request)');
+      const floor = await cannonPost(`${bareUrl}/append`, 'floor');
       const instanceId = await linkInstance(gateway);
       log('http: bare Fastify POST /send (schema)');
-      const barePost = await cannon({ url: `${bareUrl}/send`, method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody(instanceId) });
+      const barePost = await cannonPost(`${bareUrl}/send`, instanceId);
+      await cannonSend(gateway, instanceId, 2);
       log('http: POST /v1/send');
       const send = await cannonSend(gateway, instanceId);
-      return { bareGet, createInstance, barePost, send };
+      log('http: GET /v1/create_instance');
+      const createInstance = await cannon({ url: `${gateway.base}/create_instance`, headers: gateway.headers });
+      return { bareGet, floor, createInstance, barePost, send };
     });
+    // On a fresh nats-server as the first send was: the first gateway's queued sends would keep this one busy.
+    const fresh = await startBenchNats();
+    const sendNoLimiter = await withGateway(
+      fresh,
+      async (gateway) => {
+        const instanceId = await linkInstance(gateway);
+        await cannonSend(gateway, instanceId, 2);
+        log('http: POST /v1/send, no rate limiter');
+        return cannonSend(gateway, instanceId);
+      },
+      { RATE_LIMIT_ACCOUNT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' },
+    ).finally(() => fresh.stop());
+    return { ...measured, sendNoLimiter };
   } finally {
     await stopProcess(bare);
+    await nats.stop();
   }
 };
 

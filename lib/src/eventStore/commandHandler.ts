@@ -84,6 +84,13 @@ export interface CommandHandlerOptions<S> {
   cache?: AggregateCache<S>;
   /** How many times a version conflict is retried with fresh state, after a short random pause (default 10). */
   maxAttempts?: number;
+  /**
+   * The caller's read model has never seen the stream (a create): the first attempt decides on the initial state
+   * and appends expecting an empty stream, without reading it first (a read of a missing stream costs a round trip
+   * and a NATS error object: the largest cost of create_instance). A stream that exists after all fails the
+   * compare-and-set and is loaded and retried like any conflict, so the result is the same as with the read.
+   */
+  expectNew?: boolean;
 }
 
 /**
@@ -99,7 +106,8 @@ export const handleCommand = async <C, E extends NewEvent, S>(
 ): Promise<Loaded<S> & { events: E[] }> => {
   const maxAttempts = options.maxAttempts ?? 10;
   for (let attempt = 1; ; attempt++) {
-    const { state, version } = await loadAggregate(store, decider, stream, options.cache);
+    const { state, version } =
+      attempt === 1 && options.expectNew ? { state: decider.initialState(), version: 0 } : await loadAggregate(store, decider, stream, options.cache);
     const events = decider.decide(command, state);
     if (events.length === 0) return { state, version, events };
     try {

@@ -40,7 +40,6 @@ export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxSc
 export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';
 export type { SendUsageResponse__Output as SendUsageMessage } from '../generated/wagw/sessions/v1/SendUsageResponse';
-export type { SendBatch, SendBatch__Output as SendBatchMessage } from '../generated/wagw/sessions/v1/SendBatch';
-export type { SendResults, SendResults__Output as SendResultsMessage } from '../generated/wagw/sessions/v1/SendResults';
-export type { SendResult } from '../generated/wagw/sessions/v1/SendResult';
 export * from './channel';
+export * from './callClient';
+export * from './callTypes';

@@ -8,10 +8,10 @@ import type { ProtoGrpcType as SessionsProto } from '../generated/sessions';
 /** The repository's `proto/` folder (same depth from `src/grpc` and `dist/grpc`). */
 export const PROTO_DIR = resolve(__dirname, '../../../proto');
 
-/** Options that match the type generator's flags in `scripts/gen-proto.sh`. */
-const LOADER_OPTIONS = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true } as const;
+/** Options that match the type generator's flags in `scripts/gen-proto.sh` (imports such as call.proto resolve in PROTO_DIR). */
+const LOADER_OPTIONS = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [PROTO_DIR] };
 
-const load = <T>(file: string): T => loadPackageDefinition(loadSync(resolve(PROTO_DIR, file), LOADER_OPTIONS)) as unknown as T;
+const load = <T>(file: string): T => loadPackageDefinition(loadSync(file, LOADER_OPTIONS)) as unknown as T;
 
 export const loadInstancesProto = (): InstancesProto['wagw']['instances']['v1'] => load<InstancesProto>('instances.proto').wagw.instances.v1;
 

@@ -1,7 +1,7 @@
-import type { CallOptions, ClientUnaryCall, handleUnaryCall, requestCallback, sendUnaryData, ServerUnaryCall, ServiceError } from '@grpc/grpc-js';
+import type { handleUnaryCall, sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from '../log';
 import { AppError } from '../errors';
-import { fromServiceError, toStatus } from './errors';
+import { toStatus } from './errors';
 
 /**
  * Logs a failed call: a bug is an error; a dependency that cannot answer now (a QR code not ready in time, NATS
@@ -12,10 +12,20 @@ export const reportFailure = (logger: Logger, method: string, error: unknown): v
   else if (error.kind === 'unavailable') logger.warn({ err: error, method }, 'rpc answered unavailable');
 };
 
-/** Turns an async function into a grpc-js unary handler that maps AppErrors to statuses and logs the rest. */
-export const unaryHandler =
-  <Req, Res>(logger: Logger, method: string, fn: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> =>
-  (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+/** A unary method's use case, as the `Call` stream runs it (callServer.ts): request in, response or AppError out. */
+export type PlainUnary = (request: unknown) => Promise<unknown>;
+
+const plainOf = new WeakMap<object, PlainUnary>();
+
+/** The async function behind a handler made by unaryHandler; undefined for any other handler. */
+export const plainUnaryOf = (handler: unknown): PlainUnary | undefined => (typeof handler === 'function' ? plainOf.get(handler) : undefined);
+
+/**
+ * Turns an async function into a grpc-js unary handler that maps AppErrors to statuses and logs the rest. The
+ * function is remembered, so the service's `Call` stream serves the same method with the same code.
+ */
+export const unaryHandler = <Req, Res>(logger: Logger, method: string, fn: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> => {
+  const handler = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     fn(call.request).then(
       (response) => callback(null, response),
       (error: unknown) => {
@@ -24,14 +34,7 @@ export const unaryHandler =
       },
     );
   };
-
-type UnaryMethod<Req, Res> = (request: Req, options: CallOptions, callback: requestCallback<Res>) => ClientUnaryCall;
-
-/** Calls a unary method with a deadline; a failure rejects with an AppError. */
-export const callUnary = <Req, Res>(method: UnaryMethod<Req, Res>, request: Req, timeoutMs: number): Promise<Res> =>
-  new Promise((resolve, reject) => {
-    method(request, { deadline: Date.now() + timeoutMs }, (error: ServiceError | null, response?: Res) => {
-      if (error) reject(fromServiceError(error));
-      else resolve(response as Res);
-    });
-  });
+  // The Call stream decodes the request with the method's own deserializer, so it is the Req this function takes.
+  plainOf.set(handler, fn as PlainUnary);
+  return handler;
+};

@@ -1,43 +1,35 @@
 import { credentials } from '@grpc/grpc-js';
 import {
   balancedChannelOptions,
-  callUnary,
+  CallStreamClient,
   loadSessionsProto,
   type CheckNumbersRequest,
   type GetPairingCodeRequest,
-  type NumberChecksMessage,
   type GetQrRequest,
-  type PairingCodeMessage,
   type InstanceRequest,
-  type QrMessage,
-  type ReconnectMessage,
   type SandboxInboundRequest,
-  type SandboxMessage,
   type SandboxScanRequest,
   type SendRequest,
-  type SendUsageMessage,
 } from '@wagw/lib';
-import { SendStreamClient } from './sendStream';
 
-/** The gateway's typed view of the Sessions gRPC service. */
+/** The gateway's typed view of the Sessions gRPC service. Unary methods (sends too) go over its Call stream. */
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const proto = loadSessionsProto();
   // Any replica accepts any call and routes it to the replica that holds the instance.
   const client = new proto.Sessions(address, credentials.createInsecure(), balancedChannelOptions);
-  const sends = new SendStreamClient(() => client.SendStream(), 10_000);
+  const calls = new CallStreamClient(proto.Sessions.service, () => client.Call(), { service: 'sessions' });
   return {
-    getQr: (request: GetQrRequest) => callUnary<GetQrRequest, QrMessage>(client.GetQr.bind(client), request, timeoutMs),
-    getPairingCode: (request: GetPairingCodeRequest) =>
-      callUnary<GetPairingCodeRequest, PairingCodeMessage>(client.GetPairingCode.bind(client), request, timeoutMs),
-    checkNumbers: (request: CheckNumbersRequest) => callUnary<CheckNumbersRequest, NumberChecksMessage>(client.CheckNumbers.bind(client), request, timeoutMs),
-    reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),
-    send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
-    sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),
-    sandboxInbound: (request: SandboxInboundRequest) => callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
-    sendUsage: (request: InstanceRequest) => callUnary<InstanceRequest, SendUsageMessage>(client.SendUsage.bind(client), request, 5_000),
+    getQr: (request: GetQrRequest) => calls.call('GetQr', request, timeoutMs),
+    getPairingCode: (request: GetPairingCodeRequest) => calls.call('GetPairingCode', request, timeoutMs),
+    checkNumbers: (request: CheckNumbersRequest) => calls.call('CheckNumbers', request, timeoutMs),
+    reconnect: (request: InstanceRequest) => calls.call('Reconnect', request, timeoutMs),
+    send: (request: SendRequest) => calls.call('Send', request, 10_000),
+    sandboxScan: (request: SandboxScanRequest) => calls.call('SandboxScan', request, 10_000),
+    sandboxInbound: (request: SandboxInboundRequest) => calls.call('SandboxInbound', request, 10_000),
+    sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {
-      sends.close();
+      calls.close();
       client.close();
     },
   };

@@ -39,7 +39,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
       instanceQuota: config.instanceQuota ?? DEFAULT_INSTANCE_QUOTA,
     });
-    const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(instances, logger), config.grpcAddress);
+    const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(instances, logger), config.grpcAddress, logger);
     startup.started(async () => {
       if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
       if (!(await directory.catchUp(1_000))) return { ready: false, reason: 'read model is catching up' };

@@ -89,7 +89,12 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       ledger,
       quotas: config.sendQuotas,
     });
-    const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
+    const grpc = await startGrpcServer(
+      loadSessionsProto().Sessions.service,
+      sessionsHandlers(owner, messages, config.qrWaitMs, logger),
+      config.grpcAddress,
+      logger,
+    );
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
     return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
   });

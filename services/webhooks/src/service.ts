@@ -107,6 +107,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       loadWebhooksProto().Webhooks.service,
       webhooksHandlers(new DeliveriesService(deliveries, endpoints), live, logger),
       config.grpcAddress,
+      logger,
     );
     startup.started(async () => {
       if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };

@@ -55,7 +55,8 @@ export class InstancesService {
     if (!commandId) throw invalidArgument('invalid_command_id', 'command_id is required');
     const instanceId = instanceIdFor(account, commandId);
     this.assertInstanceQuota(account, instanceId);
-    return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() });
+    // Unknown to the directory: almost always a new instance, appended without reading its (empty) stream first.
+    return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() }, !this.deps.directory.has(instanceId));
   }
 
   /** The account's instance count and quota (0 = none), as `status` shows them. */
@@ -161,10 +162,11 @@ export class InstancesService {
     if (first?.type !== 'InstanceCreated' || first.data.account !== account) throw instanceNotFound();
   }
 
-  private async run(instanceId: string, commandId: string, command: InstanceCommand): Promise<InstanceView> {
+  private async run(instanceId: string, commandId: string, command: InstanceCommand, expectNew = false): Promise<InstanceView> {
     const result = await handleCommand(this.deps.store, instanceDecider, instanceStream(instanceId), command, {
       commandId: commandId || newCommandId(),
       cache: this.cache,
+      expectNew,
     });
     if (!result.state.exists) throw instanceNotFound();
     return { instance: result.state, version: result.version };

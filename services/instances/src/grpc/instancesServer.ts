@@ -4,6 +4,7 @@ import {
   type HistoryChunkInput,
   type HistoryRequest,
   type InstanceInput,
+  type HandlersWithoutCall,
   type InstancesHandlers,
   type Logger,
 } from '@wagw/lib';
@@ -23,8 +24,8 @@ export const toInstanceMessage = (instance: ExistingInstance, version: number): 
   version,
 });
 
-/** Maps the gRPC contract onto the use cases; no rule lives here. */
-export const instancesHandlers = (service: InstancesService, logger: Logger): InstancesHandlers => ({
+/** Maps the gRPC contract onto the use cases; no rule lives here. `Call` is served from these by startGrpcServer. */
+export const instancesHandlers = (service: InstancesService, logger: Logger): HandlersWithoutCall<InstancesHandlers> => ({
   Create: unaryHandler(logger, 'Create', async (r) => {
     const view = await service.create(r.account, r.commandId);
     return toInstanceMessage(view.instance, view.version);

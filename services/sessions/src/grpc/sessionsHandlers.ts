@@ -1,10 +1,21 @@
-import { assertInstanceId, invalidArgument, isPhoneNumber, LIMITS, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
+import {
+  assertInstanceId,
+  invalidArgument,
+  isPhoneNumber,
+  LIMITS,
+  unaryHandler,
+  type Logger,
+  type HandlersWithoutCall,
+  type SessionsHandlers,
+} from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
-import { sendStreamHandler } from './sendStreamHandler';
 
-/** Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica. */
-export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrWaitMs: number, logger: Logger): SessionsHandlers => ({
+/**
+ * Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica.
+ * `Call` is served from the unary handlers by startGrpcServer.
+ */
+export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrWaitMs: number, logger: Logger): HandlersWithoutCall<SessionsHandlers> => ({
   GetQr: unaryHandler(logger, 'GetQr', async (r) => {
     assertInstanceId(r.instanceId);
     return { qr: await owner.getQr(r.instanceId, Math.min(r.waitMs || qrWaitMs, 60_000)) };
@@ -29,7 +40,18 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
     await owner.reconnect(r.instanceId);
     return { success: true };
   }),
-  SendStream: sendStreamHandler(messages, logger),
+  Send: unaryHandler(logger, 'Send', async (r) => ({
+    messageId: await messages.accept({
+      account: r.account,
+      instanceId: r.instanceId,
+      to: r.to,
+      type: r.type,
+      text: r.text,
+      mediaUrl: r.mediaUrl,
+      filename: r.filename,
+      idempotencyKey: r.idempotencyKey,
+    }),
+  })),
   SandboxScan: unaryHandler(logger, 'SandboxScan', async (r) => {
     assertInstanceId(r.instanceId);
     await owner.sandboxScan(r.instanceId, r.number);

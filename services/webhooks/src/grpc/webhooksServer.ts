@@ -1,4 +1,12 @@
-import { serverStreamHandler, unaryHandler, type DeliveryRecordInput, type Logger, type StreamEventsFrame, type WebhooksHandlers } from '@wagw/lib';
+import {
+  serverStreamHandler,
+  unaryHandler,
+  type DeliveryRecordInput,
+  type Logger,
+  type StreamEventsFrame,
+  type HandlersWithoutCall,
+  type WebhooksHandlers,
+} from '@wagw/lib';
 import type { DeliveriesService } from '../application/deliveriesService';
 import type { Delivery } from '../delivery/state';
 import type { LiveEvents } from '../live/liveEvents';
@@ -22,7 +30,8 @@ const toRecord = (d: Delivery): DeliveryRecordInput => ({
   })),
 });
 
-export const webhooksHandlers = (service: DeliveriesService, live: LiveEvents, logger: Logger): WebhooksHandlers => ({
+/** `Call` is served from the unary handlers by startGrpcServer. */
+export const webhooksHandlers = (service: DeliveriesService, live: LiveEvents, logger: Logger): HandlersWithoutCall<WebhooksHandlers> => ({
   ListDeliveries: unaryHandler(logger, 'ListDeliveries', async (r) => {
     const page = await service.list(r.account, r.instanceId, r.status, r.limit, r.cursor);
     return { deliveries: page.items.map(toRecord), nextCursor: page.nextCursor ?? '' };
