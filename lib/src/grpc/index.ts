@@ -36,6 +36,7 @@ export type { GetPairingCodeResponse__Output as PairingCodeMessage } from '../ge
 export type { InstanceRequest } from '../generated/wagw/sessions/v1/InstanceRequest';
 export type { ReconnectResponse__Output as ReconnectMessage } from '../generated/wagw/sessions/v1/ReconnectResponse';
 export type { SendRequest } from '../generated/wagw/sessions/v1/SendRequest';
+export type { ListGroupsResponse__Output as GroupListMessage } from '../generated/wagw/sessions/v1/ListGroupsResponse';
 export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxScanRequest';
 export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';

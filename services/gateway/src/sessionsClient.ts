@@ -4,6 +4,7 @@ import {
   callUnary,
   loadSessionsProto,
   type CheckNumbersRequest,
+  type GroupListMessage,
   type GetPairingCodeRequest,
   type NumberChecksMessage,
   type GetQrRequest,
@@ -30,6 +31,7 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     getPairingCode: (request: GetPairingCodeRequest) =>
       callUnary<GetPairingCodeRequest, PairingCodeMessage>(client.GetPairingCode.bind(client), request, timeoutMs),
     checkNumbers: (request: CheckNumbersRequest) => callUnary<CheckNumbersRequest, NumberChecksMessage>(client.CheckNumbers.bind(client), request, timeoutMs),
+    listGroups: (request: InstanceRequest) => callUnary<InstanceRequest, GroupListMessage>(client.ListGroups.bind(client), request, timeoutMs),
     reconnect: (request: InstanceRequest) => callUnary<InstanceRequest, ReconnectMessage>(client.Reconnect.bind(client), request, timeoutMs),
     send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
     sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),

@@ -68,6 +68,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
     const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
       pacingMs: config.pacingMs,
+      typing: config.typing,
       ttlMs: config.sendTtlMs,
       retryMs: 1_000,
       ackWaitMs: config.dispatchAckWaitMs,

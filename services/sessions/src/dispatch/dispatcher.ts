@@ -15,6 +15,7 @@ import {
 import type { Connection } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
+import { outboundOf, typingMsFor, type TypingOptions } from './outbound';
 
 /** What the dispatcher needs of this replica's connections (the session manager). */
 export interface Connections {
@@ -36,7 +37,11 @@ export interface DispatchOptions {
   retryMs: number;
   /** How long a send handed to a replica may go unconfirmed before another gets it (a crashed replica's sends). */
   ackWaitMs: number;
+  /** "typing…" before each text, inside the pacing gap; absent: none. */
+  typing?: TypingOptions;
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends accepted messages. A durable consumer of the message streams, shared by the replicas, hands each accepted
@@ -126,8 +131,10 @@ export class Dispatcher {
       if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, accepted, 'expired');
       const connection = this.sessions.connected(instanceId);
       if (!connection) return 'retry';
-      const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const typingMs = accepted.data.type === 'text' && this.options.typing ? typingMsFor(accepted.data.text ?? '', this.options.typing) : 0;
+      // Typing is part of the pacing: the gap between two sends is at least pacingMs, and at least the typing.
+      const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - typingMs - Date.now();
+      if (wait > 0) await sleep(wait);
       let media;
       if (accepted.data.type === 'media' && accepted.data.media_url) {
         try {
@@ -137,14 +144,25 @@ export class Dispatcher {
           throw error;
         }
       }
+      const outbound = await outboundOf(this.events, instanceId, accepted, media);
+      if (typingMs > 0) await this.type(connection, to, typingMs);
       this.sessions.sending(messageId, to);
-      await connection.send({ messageId, to, ...(media ? { media } : { text: accepted.data.text ?? '' }) });
+      await connection.send(outbound);
       this.lastSend.set(instanceId, Date.now());
       return 'done';
     } catch (error) {
       this.logger.warn({ err: error, instanceId, messageId }, 'dispatch failed; will retry');
       return 'retry';
     }
+  }
+
+  /** "typing…" for `ms`, then "paused"; a presence the platform refuses does not hold the send back. */
+  private async type(connection: Connection, to: string, ms: number): Promise<void> {
+    const presence = (typing: boolean): Promise<void> =>
+      connection.setTyping(to, typing).catch((error: unknown) => this.logger.warn({ err: error }, 'a typing presence was not sent'));
+    await presence(true);
+    await sleep(ms);
+    await presence(false);
   }
 
   private async fail(instanceId: string, accepted: MessageAccepted, reason: string): Promise<'done'> {

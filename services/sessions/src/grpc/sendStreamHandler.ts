@@ -41,6 +41,14 @@ export const sendStreamHandler =
             mediaUrl: request.mediaUrl,
             filename: request.filename,
             idempotencyKey: request.idempotencyKey,
+            groupId: request.groupId,
+            quotedMessageId: request.quotedMessageId,
+            location: request.location
+              ? { latitude: request.location.latitude, longitude: request.location.longitude, name: request.location.name || null }
+              : null,
+            vcard: request.vcard,
+            reactionMessageId: request.reactionMessageId,
+            emoji: request.emoji,
           })
           .then(
             (messageId) => answer({ id, messageId }),

@@ -1,4 +1,4 @@
-import { assertInstanceId, invalidArgument, isPhoneNumber, LIMITS, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
+import { assertGroupId, assertInstanceId, invalidArgument, isPhoneNumber, LIMITS, unaryHandler, type Logger, type SessionsHandlers } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
 import { sendStreamHandler } from './sendStreamHandler';
@@ -24,6 +24,10 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
     const results = await owner.checkNumbers(r.instanceId, r.numbers);
     return { results: results.map(({ number, exists, jid }) => ({ number, exists, jid: jid ?? '' })) };
   }),
+  ListGroups: unaryHandler(logger, 'ListGroups', async (r) => {
+    assertInstanceId(r.instanceId);
+    return { groups: await owner.listGroups(r.instanceId) };
+  }),
   Reconnect: unaryHandler(logger, 'Reconnect', async (r) => {
     assertInstanceId(r.instanceId);
     await owner.reconnect(r.instanceId);
@@ -37,7 +41,8 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
   }),
   SandboxInbound: unaryHandler(logger, 'SandboxInbound', async (r) => {
     assertInstanceId(r.instanceId);
-    await owner.sandboxInbound(r.instanceId, r.from, r.pushName, r.text);
+    if (r.groupId) assertGroupId(r.groupId);
+    await owner.sandboxInbound(r.instanceId, r.from, r.pushName, r.text, r.groupId);
     return { success: true };
   }),
   SendUsage: unaryHandler(logger, 'SendUsage', async (r) => {

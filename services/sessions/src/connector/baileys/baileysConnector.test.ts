@@ -5,6 +5,8 @@ import {
   type AnyMessageContent,
   type BaileysEventMap,
   type Contact,
+  type GroupMetadata,
+  type WAPresence,
   type MiscMessageGenerationOptions,
   type UserFacingSocketConfig,
   type WAMessage,
@@ -56,6 +58,18 @@ class FakeSocket implements WaSocket {
   async requestPairingCode(phoneNumber: string): Promise<string> {
     this.pairingRequests.push(phoneNumber);
     return 'ABCD1234';
+  }
+
+  /** The groups groupFetchAllParticipating answers, and the presences sent. */
+  readonly groups: Record<string, GroupMetadata> = {};
+  readonly presences: Array<[WAPresence, string | undefined]> = [];
+
+  async groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>> {
+    return this.groups;
+  }
+
+  async sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void> {
+    this.presences.push([type, toJid]);
   }
 
   async onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }>> {
