@@ -1,0 +1,209 @@
+import { encodeWAMessage, getBinaryNodeChildren, proto, unpadRandomMax16, type BinaryNode } from '@whiskeysockets/baileys';
+// Baileys' own sender-key implementation (WhatsApp's group cipher), the same code its client encrypts with.
+import {
+  GroupCipher,
+  GroupSessionBuilder,
+  SenderKeyDistributionMessage,
+  SenderKeyName,
+  SenderKeyRecord,
+} from '@whiskeysockets/baileys/lib/Signal/Group/index.js';
+import { richContentOf } from './content';
+import type { PairedDevice, Registry } from './registry';
+import { bundleOf, takePreKey } from './signal';
+import type { ReceivedMessage } from './types';
+
+export const GROUP_SERVER = 'g.us';
+const MAX_GROUPS = 1_000;
+const MAX_SENDER_KEYS = 10_000;
+
+/** A group the emulator plays: its participants are numbers (each one's phone, device 0, plus its companions). */
+export interface EmulatedGroup {
+  /** The group jid, e.g. '120363000000000001@g.us'. */
+  id: string;
+  subject: string;
+  creator: string;
+  participants: string[];
+  creation: number;
+}
+
+/** A copy of a group message's sender key distribution, decrypted by one participant's phone. */
+export interface DistributionCopy {
+  recipient: string;
+  message: proto.IMessage | undefined;
+}
+
+const now = (): string => Math.floor(Date.now() / 1000).toString();
+const userJid = (number: string): string => `${number}@s.whatsapp.net`;
+
+/**
+ * The groups and the sender keys every phone learnt. A phone's sender-key store is keyed by the sender key name
+ * (group, sender, device), as libsignal's is; records are kept as objects (the cipher updates them in place).
+ */
+export class Groups {
+  private readonly groups = new Map<string, EmulatedGroup>();
+  private readonly senderKeys = new Map<string, SenderKeyRecord>();
+  private sequence = 0;
+
+  create(subject: string, participants: readonly string[]): EmulatedGroup {
+    if (this.groups.size >= MAX_GROUPS) throw new Error(`the emulator plays at most ${MAX_GROUPS} groups`);
+    if (participants.length === 0) throw new Error('a group needs participants (the first is its creator)');
+    this.sequence += 1;
+    const id = `120363${this.sequence.toString().padStart(12, '0')}@${GROUP_SERVER}`;
+    const group = { id, subject, creator: participants[0]!, participants: [...new Set(participants)], creation: Math.floor(Date.now() / 1000) };
+    this.groups.set(id, group);
+    return group;
+  }
+
+  get(id: string): EmulatedGroup | undefined {
+    return this.groups.get(id);
+  }
+
+  /** The groups `number` takes part in. */
+  of(number: string): EmulatedGroup[] {
+    return [...this.groups.values()].filter((group) => group.participants.includes(number));
+  }
+
+  /** The sender-key store of `number`'s phone. */
+  storeOf(number: string): {
+    loadSenderKey(name: SenderKeyName): Promise<SenderKeyRecord>;
+    storeSenderKey(name: SenderKeyName, record: SenderKeyRecord): Promise<void>;
+  } {
+    return {
+      loadSenderKey: async (name) => this.senderKeys.get(`${number}|${name.toString()}`) ?? new SenderKeyRecord(),
+      storeSenderKey: async (name, record) => {
+        if (this.senderKeys.size >= MAX_SENDER_KEYS) throw new Error(`the emulator keeps at most ${MAX_SENDER_KEYS} sender keys`);
+        this.senderKeys.set(`${number}|${name.toString()}`, record);
+      },
+    };
+  }
+}
+
+/** A `<group>` node as the `w:g2` answers carry it (phone-number addressing). */
+const groupNode = (group: EmulatedGroup): BinaryNode => ({
+  tag: 'group',
+  attrs: {
+    id: group.id.split('@')[0] ?? '',
+    subject: group.subject,
+    s_t: String(group.creation),
+    s_o: userJid(group.creator),
+    creation: String(group.creation),
+    creator: userJid(group.creator),
+    addressing_mode: 'pn',
+    size: String(group.participants.length),
+  },
+  content: group.participants.map((number) => ({
+    tag: 'participant',
+    attrs: { jid: userJid(number), ...(number === group.creator ? { type: 'superadmin' } : {}) },
+  })),
+});
+
+/**
+ * `<iq xmlns="w:g2">`: the groups the device's account takes part in (`participating`, Baileys'
+ * groupFetchAllParticipating) and one group's metadata (`query`, before a group send). A group the account is not in
+ * answers item-not-found (404), as WhatsApp does.
+ */
+export const groupIqAnswer = (groups: Groups, device: PairedDevice, request: BinaryNode): BinaryNode[] | { error: number; text: string } | null => {
+  const first = Array.isArray(request.content) ? request.content[0]?.tag : undefined;
+  if (request.attrs.type !== 'get') return null;
+  if (first === 'participating') return [{ tag: 'groups', attrs: {}, content: groups.of(device.number).map(groupNode) }];
+  if (first === 'query') {
+    const group = groups.get(request.attrs.to ?? '');
+    if (!group?.participants.includes(device.number)) return { error: 404, text: 'item-not-found' };
+    return [groupNode(group)];
+  }
+  return null;
+};
+
+const textOf = (message: proto.IMessage | undefined): string | undefined =>
+  [message?.conversation, message?.extendedTextMessage?.text].find((value) => !!value) ?? undefined;
+
+/**
+ * A companion's group message: the sender key it distributed (a pkmsg per participant device) processed by each
+ * participant's phone, then the `skmsg` decrypted by every participant's phone (the sender's own phone included),
+ * each copy recorded as received by that phone. Receipts come from each other participant (with `participant`).
+ */
+export const handleGroupMessage = async (registry: Registry, sender: PairedDevice, node: BinaryNode, copies: readonly DistributionCopy[]): Promise<void> => {
+  const id = node.attrs.id ?? '';
+  const to = node.attrs.to ?? '';
+  const group = registry.groups.get(to);
+  const skmsg = getBinaryNodeChildren(node, 'enc').find((enc) => enc.attrs.type === 'skmsg');
+  sender.link?.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: now() } });
+  if (!group || !(skmsg?.content instanceof Uint8Array)) {
+    registry.options.log('a group message the emulator cannot read', { to, skmsg: !!skmsg });
+    return;
+  }
+  const name = new SenderKeyName(group.id, { id: sender.number, deviceId: sender.deviceId, toString: () => `${sender.number}.${sender.deviceId}` });
+  for (const copy of copies) {
+    const distribution = copy.message?.senderKeyDistributionMessage?.axolotlSenderKeyDistributionMessage;
+    if (!distribution) continue;
+    await new GroupSessionBuilder(registry.groups.storeOf(copy.recipient)).process(
+      name,
+      new SenderKeyDistributionMessage(null, null, null, null, distribution),
+    );
+  }
+  for (const participant of group.participants) {
+    let message: proto.IMessage | undefined;
+    let error: string | undefined;
+    try {
+      const plaintext = await new GroupCipher(registry.groups.storeOf(participant), name).decrypt(skmsg.content);
+      message = proto.Message.decode(unpadRandomMax16(plaintext));
+    } catch (failure) {
+      error = String(failure);
+    }
+    const received: ReceivedMessage = {
+      id,
+      from: sender.jid,
+      fromNumber: sender.number,
+      to: group.id,
+      toNumber: participant,
+      message,
+      text: textOf(message),
+      media: undefined,
+      rich: richContentOf(message),
+      error,
+      at: Date.now(),
+    };
+    registry.addReceived(received);
+    if (error !== undefined || participant === sender.number) continue;
+    const { deliveryMs, readMs } = registry.receipts;
+    const receipt = (type: 'delivery' | 'read') => () =>
+      sender.link?.ready &&
+      sender.link.send({ tag: 'receipt', attrs: { from: group.id, participant: userJid(participant), id, t: now(), ...(type === 'read' ? { type } : {}) } });
+    if (deliveryMs !== null) registry.timers.after(deliveryMs, receipt('delivery'));
+    if (readMs !== null) registry.timers.after(readMs, receipt('read'));
+  }
+};
+
+/**
+ * `fromNumber`'s phone writes `message` in `group` to one companion, as WhatsApp delivers group messages: its
+ * sender key for the group in a pkmsg (a Signal session to the companion), the content in an `skmsg` under it.
+ */
+export const groupInboundNode = async (
+  registry: Registry,
+  device: PairedDevice,
+  group: EmulatedGroup,
+  fromNumber: string,
+  message: proto.IMessage,
+  { id, pushName }: { id: string; pushName: string | undefined },
+): Promise<BinaryNode> => {
+  const store = registry.groups.storeOf(fromNumber);
+  const name = new SenderKeyName(group.id, { id: fromNumber, deviceId: 0, toString: () => `${fromNumber}.0` });
+  const distribution = await new GroupSessionBuilder(store).create(name);
+  const skmsg = await new GroupCipher(store, name).encrypt(encodeWAMessage(message));
+  const keyMessage: proto.IMessage = { senderKeyDistributionMessage: { groupId: group.id, axolotlSenderKeyDistributionMessage: distribution.serialize() } };
+  const { type, ciphertext } = await registry
+    .user(fromNumber)
+    .encrypt({ user: device.number, device: device.deviceId }, encodeWAMessage(keyMessage), () => bundleOf(device.keys, takePreKey(device.keys)));
+  const attrs: Record<string, string> = { from: group.id, participant: userJid(fromNumber), id, t: now(), type: 'text' };
+  if (pushName !== undefined) attrs.notify = pushName;
+  return {
+    tag: 'message',
+    attrs,
+    content: [
+      { tag: 'enc', attrs: { v: '2', type }, content: ciphertext },
+      { tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: skmsg },
+    ],
+  };
+};
+
+export const isGroupJid = (jid: string): boolean => jid.endsWith(`@${GROUP_SERVER}`);
