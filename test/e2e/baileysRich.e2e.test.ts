@@ -144,7 +144,18 @@ describe('richer sends and groups with the Baileys connector and the WhatsApp We
       const copy = await emulator.waitForReceived((m) => m.to === team && m.toNumber === phone && m.text === 'Stand-up in 5', 20_000);
       expect(copy.error).toBeUndefined();
     }
-    expect((await sentOk(id, sent.body.message_id as string)).map((e) => [e.type, e.data.to])).toContainEqual(['MessageSent', team]);
+    // Each participant's phone sends receipts (with `participant`): the first delivery and read count.
+    const receipts = await eventually(
+      () => history(id, `&message_id=${sent.body.message_id as string}`),
+      (events) => events.some((e) => e.type === 'MessageRead'),
+      20_000,
+    );
+    expect(receipts.map((e) => [e.type, e.data.to])).toEqual([
+      ['MessageAccepted', team],
+      ['MessageSent', team],
+      ['MessageDelivered', team],
+      ['MessageRead', team],
+    ]);
 
     // The second send reuses the sender key (no new distribution) and still decrypts; a location in the group too.
     const second = await stack.call(`/v1/send_group?instance_id=${id}&group_id=${encodeURIComponent(team)}&type=location&latitude=48.1&longitude=11.5`);

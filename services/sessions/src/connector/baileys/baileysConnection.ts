@@ -73,12 +73,16 @@ export class BaileysConnection implements Connection {
     });
     sock.ev.on('messages.upsert', (upsert) => this.onUpsert(sock, upsert));
     sock.ev.on('messages.update', (updates) => this.onUpdates(sock, updates));
+    sock.ev.on('message-receipt.update', (updates) => {
+      if (this.current(sock)) for (const update of updates) this.receipts.onGroupReceipt(update);
+    });
     sock.ws.on(MESSAGE_ACK, onAck);
     this.detach = () => {
       sock.ev.removeAllListeners('connection.update');
       sock.ev.removeAllListeners('creds.update');
       sock.ev.removeAllListeners('messages.upsert');
       sock.ev.removeAllListeners('messages.update');
+      sock.ev.removeAllListeners('message-receipt.update');
       sock.ws.off(MESSAGE_ACK, onAck);
     };
   }

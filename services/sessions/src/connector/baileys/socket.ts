@@ -21,7 +21,7 @@ import type { BaileysOptions } from './options';
 export type BaileysLogger = SocketConfig['logger'];
 
 /** The events the adapter listens to. */
-export type SocketEvent = 'connection.update' | 'creds.update' | 'messages.upsert' | 'messages.update';
+export type SocketEvent = 'connection.update' | 'creds.update' | 'messages.upsert' | 'messages.update' | 'message-receipt.update';
 
 /** The server's acknowledgement of a message we sent (a raw node, on the socket's WebSocket). */
 export const MESSAGE_ACK = 'CB:ack,class:message';
