@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Curve, jidDecode, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
-import { Groups } from './groups';
+import { Groups } from './groupStore';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
 import type {

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static, type TObject } from '@fastify/type-provider-typebox';
 import { idempotencyKeyOf, LIMITS, SEND_CONTENT_LIMITS, SEND_TYPES, type SendRequest } from '@wagw/lib';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -43,8 +43,7 @@ export const sendContentFields = {
   access_token: AccessToken,
 };
 
-const SendContentSchema = Type.Object(sendContentFields);
-export type SendContentInput = Static<typeof SendContentSchema>;
+export type SendContentInput = Static<TObject<typeof sendContentFields>>;
 
 export const SendResponse = {
   200: envelope({ message_id: Type.String() }, { message: 'Message accepted for sending', message_id: 'm_3a1f09c2b7d4e6f8a0b1c2d3' }),

@@ -69,7 +69,7 @@ export const messageRefOf = async (events: EventStore, instanceId: string, messa
     return { fromMe: true, id: messageId, chat: data.to, participant: null, text: data.text };
   }
   if (event?.type === 'MessageReceived') {
-    const { platform_message_id: platformId, group_id: groupId, from, text } = event.data as Record<string, unknown>;
+    const { platform_message_id: platformId, group_id: groupId, from, text } = event.data;
     // Received before the platform's id was kept: nothing to point WhatsApp at.
     if (typeof platformId !== 'string') throw invalidArgument('message_not_quotable', `Message ${messageId} was received before replies to it were possible`);
     const group = typeof groupId === 'string' ? groupId : null;
