@@ -169,20 +169,22 @@ describe('richer sends and groups over HTTP with the sandbox connector', () => {
   it('lists groups, sends to one (same fields, idempotency and receipts as send) and reports group messages with their participant', async () => {
     const number = '4915100000104';
     const id = await linked(number);
-    const listed = await stack.call(`/v1/list_groups?instance_id=${id}`);
-    expect(listed.status).toBe(200);
+    // Through the client generated from the OpenAPI document: what the document promises is what answers.
+    const api = stack.client();
+    const listed = await api.GET('/list_groups', { params: { query: { instance_id: id } } });
+    expect(listed.response.status).toBe(200);
     const groups = sandboxGroupsOf(number);
-    expect(listed.body.groups).toEqual(groups);
+    expect(listed.data?.groups).toEqual(groups);
     const group = groups[1]!.id;
     expect(group).toMatch(/^\d+-\d+@g\.us$/);
 
-    const body = JSON.stringify({ instance_id: id, group_id: group, type: 'text', message: 'Meeting at 3' });
-    const headers = { 'idempotency-key': 'group-order-1' };
-    const first = await stack.call('/v1/send_group', { method: 'POST', body, headers });
-    const repeat = await stack.call('/v1/send_group', { method: 'POST', body, headers });
-    expect(first.status).toBe(200);
-    expect(repeat.body.message_id).toBe(first.body.message_id);
-    const messageId = first.body.message_id as string;
+    const body = { instance_id: id, group_id: group, type: 'text' as const, message: 'Meeting at 3' };
+    const header = { 'idempotency-key': 'group-order-1' };
+    const first = await api.POST('/send_group', { body, params: { header } });
+    const repeat = await api.POST('/send_group', { body, params: { header } });
+    expect(first.response.status).toBe(200);
+    expect(repeat.data?.message_id).toBe(first.data?.message_id);
+    const messageId = first.data!.message_id;
     expect((await readIn(id, messageId)).map((e) => [e.type, e.data.to])).toEqual([
       ['MessageAccepted', group],
       ['MessageSent', group],

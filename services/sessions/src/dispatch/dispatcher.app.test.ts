@@ -146,4 +146,38 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       ),
     ).toEqual(['expired']);
   });
+
+  it('shows typing before each text for a time that grows with it, inside the pacing gap', async () => {
+    const typing = { msPerChar: 10, minMs: 100, maxMs: 400 };
+    await dispatcher.stop();
+    dispatcher = new Dispatcher(store, connections, registry, media, testLogger(), {
+      pacingMs: PACING_MS,
+      ttlMs: 60_000,
+      retryMs: 50,
+      ackWaitMs: 5_000,
+      typing,
+    });
+    await givenLinked();
+    await goOnline();
+    await accept('m1', 'hi');
+    await accept('m2', 'x'.repeat(30));
+    await dispatcher.start();
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 2,
+      5_000,
+    );
+    const presences = platform.typing(id);
+    expect(presences.map((p) => [p.to, p.typing])).toEqual([
+      [TO, true],
+      [TO, false],
+      [TO, true],
+      [TO, false],
+    ]);
+    const at = presences.map((p) => p.at);
+    // 'hi': the minimum, 100 ms; 30 characters: 300 ms, more than the pacing, so the gap between the sends is the typing.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(typing.minMs - 5);
+    expect(at[3]! - at[2]!).toBeGreaterThanOrEqual(300 - 5);
+    expect(Date.parse(sent[1]!.acceptedAt) - Date.parse(sent[0]!.acceptedAt)).toBeGreaterThanOrEqual(300 - 10);
+  });
 });
