@@ -11,6 +11,7 @@ import {
   type GivenCommit,
   type InstanceEvent,
   type MessageEvent,
+  type MessageReceived,
 } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { InstanceRegistry } from '../registry/instanceRegistry';
@@ -31,10 +32,10 @@ const CARD = 'BEGIN:VCARD\nVERSION:3.0\nFN:Jane Doe\nEND:VCARD';
 
 const instance = (...events: InstanceEvent[]): GivenCommit => ({ stream: instanceStream(ID), events });
 const message = (messageId: string, event: MessageEvent): GivenCommit => ({ stream: messageStream(ID, messageId), events: [event] });
-const received = (messageId: string, data: Record<string, unknown>): GivenCommit =>
+const received = (messageId: string, data: Partial<MessageReceived['data']>): GivenCommit =>
   message(
     messageId,
-    messageEvent('MessageReceived', NOW, { message_id: messageId, from: PEER, push_name: null, text: 'hi', media: null, timestamp: NOW, ...data } as never),
+    messageEvent('MessageReceived', NOW, { message_id: messageId, from: PEER, push_name: null, text: 'hi', media: null, timestamp: NOW, ...data }),
   );
 
 const history: GivenCommit[] = [
