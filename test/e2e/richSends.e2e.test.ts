@@ -1,6 +1,7 @@
 import type { SandboxPlatform } from '../../services/sessions/src/connector/sandbox';
 import { sandboxGroupsOf } from '../../services/sessions/src/connector/sandbox/sandboxChats';
 import { startStack, type TestStack } from '../harness/stack';
+import { WebhookReceiver } from '../harness/webhookReceiver';
 import { eventually } from '../harness/wait';
 import { linkInSandbox } from '../harness/sandboxLink';
 
@@ -14,13 +15,17 @@ const CARD = 'BEGIN:VCARD\nVERSION:3.0\nN:Doe;Jane;;;\nFN:Jane Doe\nTEL;type=CEL
  */
 describe('richer sends and groups over HTTP with the sandbox connector', () => {
   let stack: TestStack;
+  let receiver: WebhookReceiver;
   const typing = { msPerChar: 10, minMs: 100, maxMs: 300 };
 
   beforeAll(async () => {
+    receiver = new WebhookReceiver();
+    await receiver.start();
     stack = await startStack({}, true, { typing });
   });
   afterAll(async () => {
     await stack.close();
+    await receiver.stop();
   });
 
   const sandbox = (): SandboxPlatform => {
@@ -197,8 +202,14 @@ describe('richer sends and groups over HTTP with the sandbox connector', () => {
         .filter((s) => s.messageId === messageId),
     ).toHaveLength(1);
 
+    const set = await stack.call(
+      `/v1/set_webhook?instance_id=${id}&enable=true&events=message.received&webhook_url=${encodeURIComponent(receiver.url('/groups'))}`,
+    );
+    receiver.secret('/groups', set.body.signing_secret as string);
     const inbound = await inboundFrom(id, '4917600000104', 'See you there', group);
     expect(inbound.data).toMatchObject({ from: '4917600000104', group_id: group, text: 'See you there' });
+    const [hook] = await receiver.waitFor('/groups', 1);
+    expect(hook?.body).toMatchObject({ type: 'message.received', data: { from: '4917600000104', group_id: group, text: 'See you there' } });
     const location = await stack.call(`/v1/send_group?instance_id=${id}&group_id=${encodeURIComponent(group)}&type=location&latitude=48.1&longitude=11.5`);
     expect(location.status).toBe(200);
     const reaction = await post('/v1/send_group', { instance_id: id, group_id: group, type: 'reaction', message_id: inbound.data.message_id, emoji: '🎉' });
