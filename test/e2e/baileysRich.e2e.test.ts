@@ -178,4 +178,30 @@ describe('richer sends and groups with the Baileys connector and the WhatsApp We
     const seen = await emulator.waitForReceived((m) => m.to === team && m.toNumber === ana && m.text === 'I do', 20_000);
     expect(seen.rich.quoted).toEqual({ id: platformId, participant: `${ana}@s.whatsapp.net`, text: 'Who brings the cake?' });
   });
+
+  it('works the same in a LID-addressed group: sends decrypted by every phone, read receipts, and inbound under the number', async () => {
+    const me = '4915100000206';
+    const [ana, ben] = ['4917600000206', '4917600000207'];
+    const id = await linkedInstance(me);
+    const team = emulator.createGroup('LID team', [ana, me, ben], { addressing: 'lid' });
+    const listed = await stack.call(`/v1/list_groups?instance_id=${id}`);
+    expect(listed.body.groups).toEqual([{ id: team, subject: 'LID team', participants: 3 }]);
+
+    const sent = await post('/v1/send_group', { instance_id: id, group_id: team, type: 'text', message: 'Hello by LID' });
+    expect(sent.status).toBe(200);
+    for (const phone of [ana, ben]) {
+      const copy = await emulator.waitForReceived((m) => m.to === team && m.toNumber === phone && m.text === 'Hello by LID', 20_000);
+      expect(copy.error).toBeUndefined();
+    }
+    const receipts = await eventually(
+      () => history(id, `&message_id=${sent.body.message_id as string}`),
+      (events) => events.some((e) => e.type === 'MessageRead'),
+      20_000,
+    );
+    expect(receipts.map((e) => e.type)).toEqual(['MessageAccepted', 'MessageSent', 'MessageDelivered', 'MessageRead']);
+
+    await emulator.sendGroupText(me, team, ben, 'Ben', 'Written from a LID');
+    const inbound = await receivedEvent(id, 'Written from a LID');
+    expect(inbound?.data).toMatchObject({ from: ben, group_id: team, push_name: 'Ben' });
+  });
 });

@@ -125,7 +125,7 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
       registry.receivedWaiters.wait(registry.received(), predicate, timeoutMs),
     clientReceipts: () => registry.clientReceipts(),
     pairingRequests: () => registry.pairingRequests(),
-    createGroup: (subject, participants) => registry.groups.create(subject, participants.map(numberOf)).id,
+    createGroup: (subject, participants, options) => registry.groups.create(subject, participants.map(numberOf), options?.addressing).id,
     sendGroupText: async (to, groupId, fromNumber, pushName, text) => {
       const group = registry.groups.get(groupId);
       if (!group) throw new Error(`no group ${groupId}`);

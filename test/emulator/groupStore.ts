@@ -12,6 +12,8 @@ export interface EmulatedGroup {
   creator: string;
   participants: string[];
   creation: number;
+  /** How the group names its members: by phone number, or by LID (as WhatsApp does for most groups now). */
+  addressing: 'pn' | 'lid';
 }
 
 /**
@@ -23,12 +25,12 @@ export class Groups {
   private readonly senderKeys = new Map<string, SenderKeyRecord>();
   private sequence = 0;
 
-  create(subject: string, participants: readonly string[]): EmulatedGroup {
+  create(subject: string, participants: readonly string[], addressing: 'pn' | 'lid' = 'pn'): EmulatedGroup {
     if (this.groups.size >= MAX_GROUPS) throw new Error(`the emulator plays at most ${MAX_GROUPS} groups`);
     if (participants.length === 0) throw new Error('a group needs participants (the first is its creator)');
     this.sequence += 1;
     const id = `120363${this.sequence.toString().padStart(12, '0')}@${GROUP_SERVER}`;
-    const group = { id, subject, creator: participants[0]!, participants: [...new Set(participants)], creation: Math.floor(Date.now() / 1000) };
+    const group = { id, subject, creator: participants[0]!, participants: [...new Set(participants)], creation: Math.floor(Date.now() / 1000), addressing };
     this.groups.set(id, group);
     return group;
   }

@@ -2,8 +2,8 @@ import { encodeWAMessage, getBinaryNodeChildren, proto, unpadRandomMax16, type B
 // Baileys' own sender-key implementation (WhatsApp's group cipher), the same code its client encrypts with.
 import { GroupCipher, GroupSessionBuilder, SenderKeyDistributionMessage, SenderKeyName } from '@whiskeysockets/baileys/lib/Signal/Group/index.js';
 import { richContentOf } from './content';
-import { GROUP_SERVER, type EmulatedGroup, type Groups } from './groupStore';
-import type { PairedDevice, Registry } from './registry';
+import { GROUP_SERVER, type EmulatedGroup } from './groupStore';
+import { LID_SERVER, type PairedDevice, type Registry } from './registry';
 import { bundleOf, takePreKey } from './signal';
 import type { ReceivedMessage } from './types';
 
@@ -16,22 +16,30 @@ export interface DistributionCopy {
 const now = (): string => Math.floor(Date.now() / 1000).toString();
 const userJid = (number: string): string => `${number}@s.whatsapp.net`;
 
-/** A `<group>` node as the `w:g2` answers carry it (phone-number addressing). */
-const groupNode = (group: EmulatedGroup): BinaryNode => ({
+/** How a group names a member: its phone-number jid, or its LID jid in a LID-addressed group. */
+const memberJid = (registry: Registry, group: EmulatedGroup, number: string): string =>
+  group.addressing === 'lid' ? `${registry.lidOf(number)}@${LID_SERVER}` : userJid(number);
+
+/** A `<group>` node as the `w:g2` answers carry it: members by number, or by LID with their number beside it. */
+const groupNode = (registry: Registry, group: EmulatedGroup): BinaryNode => ({
   tag: 'group',
   attrs: {
     id: group.id.split('@')[0] ?? '',
     subject: group.subject,
     s_t: String(group.creation),
-    s_o: userJid(group.creator),
+    s_o: memberJid(registry, group, group.creator),
     creation: String(group.creation),
-    creator: userJid(group.creator),
-    addressing_mode: 'pn',
+    creator: memberJid(registry, group, group.creator),
+    addressing_mode: group.addressing,
     size: String(group.participants.length),
   },
   content: group.participants.map((number) => ({
     tag: 'participant',
-    attrs: { jid: userJid(number), ...(number === group.creator ? { type: 'superadmin' } : {}) },
+    attrs: {
+      jid: memberJid(registry, group, number),
+      ...(group.addressing === 'lid' ? { phone_number: userJid(number) } : {}),
+      ...(number === group.creator ? { type: 'superadmin' } : {}),
+    },
   })),
 });
 
@@ -40,14 +48,16 @@ const groupNode = (group: EmulatedGroup): BinaryNode => ({
  * groupFetchAllParticipating) and one group's metadata (`query`, before a group send). A group the account is not in
  * answers item-not-found (404), as WhatsApp does.
  */
-export const groupIqAnswer = (groups: Groups, device: PairedDevice, request: BinaryNode): BinaryNode[] | { error: number; text: string } | null => {
+export const groupIqAnswer = (registry: Registry, device: PairedDevice, request: BinaryNode): BinaryNode[] | { error: number; text: string } | null => {
   const first = Array.isArray(request.content) ? request.content[0]?.tag : undefined;
   if (request.attrs.type !== 'get') return null;
-  if (first === 'participating') return [{ tag: 'groups', attrs: {}, content: groups.of(device.number).map(groupNode) }];
+  if (first === 'participating') {
+    return [{ tag: 'groups', attrs: {}, content: registry.groups.of(device.number).map((group) => groupNode(registry, group)) }];
+  }
   if (first === 'query') {
-    const group = groups.get(request.attrs.to ?? '');
+    const group = registry.groups.get(request.attrs.to ?? '');
     if (!group?.participants.includes(device.number)) return { error: 404, text: 'item-not-found' };
-    return [groupNode(group)];
+    return [groupNode(registry, group)];
   }
   return null;
 };
@@ -106,7 +116,10 @@ export const handleGroupMessage = async (registry: Registry, sender: PairedDevic
     const { deliveryMs, readMs } = registry.receipts;
     const receipt = (type: 'delivery' | 'read') => () =>
       sender.link?.ready &&
-      sender.link.send({ tag: 'receipt', attrs: { from: group.id, participant: userJid(participant), id, t: now(), ...(type === 'read' ? { type } : {}) } });
+      sender.link.send({
+        tag: 'receipt',
+        attrs: { from: group.id, participant: memberJid(registry, group, participant), id, t: now(), ...(type === 'read' ? { type } : {}) },
+      });
     if (deliveryMs !== null) registry.timers.after(deliveryMs, receipt('delivery'));
     if (readMs !== null) registry.timers.after(readMs, receipt('read'));
   }
@@ -132,7 +145,9 @@ export const groupInboundNode = async (
   const { type, ciphertext } = await registry
     .user(fromNumber)
     .encrypt({ user: device.number, device: device.deviceId }, encodeWAMessage(keyMessage), () => bundleOf(device.keys, takePreKey(device.keys)));
-  const attrs: Record<string, string> = { from: group.id, participant: userJid(fromNumber), id, t: now(), type: 'text' };
+  const attrs: Record<string, string> = { from: group.id, participant: memberJid(registry, group, fromNumber), id, t: now(), type: 'text' };
+  // A LID-addressed group names the author's number beside its LID, as 1:1 chats do with sender_pn.
+  if (group.addressing === 'lid') attrs.participant_pn = userJid(fromNumber);
   if (pushName !== undefined) attrs.notify = pushName;
   return {
     tag: 'message',

@@ -165,7 +165,7 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
     case 'w:stats':
       return iqResult(request);
     case 'w:g2': {
-      const answer = groupIqAnswer(registry.groups, device, request);
+      const answer = groupIqAnswer(registry, device, request);
       if (Array.isArray(answer)) return iqResult(request, answer);
       if (answer) return iqError(request, answer.error, answer.text);
       break;

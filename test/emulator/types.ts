@@ -152,8 +152,11 @@ export interface WaEmulator {
    */
   /** `viaLid`: from the sender's LID, with its number beside it (`sender_pn`), as WhatsApp addresses many chats now. */
   sendText(to: Target, fromNumber: string, pushName: string, text: string, options?: { viaLid?: boolean }): Promise<string>;
-  /** A group of `participants` (numbers; the first creates it): list_groups shows it to their companions. Answers its id. */
-  createGroup(subject: string, participants: readonly string[]): string;
+  /**
+   * A group of `participants` (numbers; the first creates it): list_groups shows it to their companions. Answers its
+   * id. `addressing: 'lid'` names members by LID (with their numbers beside), as WhatsApp does for most groups now.
+   */
+  createGroup(subject: string, participants: readonly string[], options?: { addressing?: 'pn' | 'lid' }): string;
   /** `fromNumber`'s phone writes `text` in a group (its sender key in a pkmsg, the text in an skmsg) to every device of `to`. */
   sendGroupText(to: Target, groupId: string, fromNumber: string, pushName: string, text: string): Promise<string>;
   /** Typing indicators clients sent, oldest first. */
