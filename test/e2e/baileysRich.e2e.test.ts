@@ -177,6 +177,12 @@ describe('richer sends and groups with the Baileys connector and the WhatsApp We
     expect(reply.status).toBe(200);
     const seen = await emulator.waitForReceived((m) => m.to === team && m.toNumber === ana && m.text === 'I do', 20_000);
     expect(seen.rich.quoted).toEqual({ id: platformId, participant: `${ana}@s.whatsapp.net`, text: 'Who brings the cake?' });
+
+    // A reaction to Ana's group message names her as the author of the message reacted to.
+    const reaction = await post('/v1/send_group', { instance_id: id, group_id: team, type: 'reaction', message_id: inbound?.data.message_id, emoji: '🎂' });
+    expect(reaction.status).toBe(200);
+    const reacted = await emulator.waitForReceived((m) => m.to === team && m.toNumber === ana && m.rich.reaction !== undefined, 20_000);
+    expect(reacted.rich.reaction).toEqual({ emoji: '🎂', id: platformId, fromMe: false, remoteJid: team, participant: `${ana}@s.whatsapp.net` });
   });
 
   it('works the same in a LID-addressed group: sends decrypted by every phone, read receipts, and inbound under the number', async () => {
