@@ -209,5 +209,16 @@ describe('richer sends and groups with the Baileys connector and the WhatsApp We
     await emulator.sendGroupText(me, team, ben, 'Ben', 'Written from a LID');
     const inbound = await receivedEvent(id, 'Written from a LID');
     expect(inbound?.data).toMatchObject({ from: ben, group_id: team, push_name: 'Ben' });
+    // Without the number beside the LID it comes from Baileys' LID store (learnt from usync: the group send's device
+    // query, a number check), and a LID nobody mapped yet is reported from the LID rather than lost.
+    expect((await stack.call(`/v1/check_number?instance_id=${id}&number=${ana}`)).body.numbers).toEqual([
+      { number: ana, exists: true, jid: expect.any(String) },
+    ]);
+    await emulator.sendGroupText(me, team, ana, 'Ana', 'No number beside', { withoutPn: true });
+    expect((await receivedEvent(id, 'No number beside'))?.data).toMatchObject({ from: ana, group_id: team });
+    const stranger = '4917600000208';
+    const wider = emulator.createGroup('Wider', [stranger, me], { addressing: 'lid' });
+    await emulator.sendGroupText(me, wider, stranger, 'Cy', 'Unknown LID', { withoutPn: true });
+    expect((await receivedEvent(id, 'Unknown LID'))?.data.from).toMatch(/^\d+@lid$/);
   });
 });

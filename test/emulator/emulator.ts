@@ -126,14 +126,21 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     clientReceipts: () => registry.clientReceipts(),
     pairingRequests: () => registry.pairingRequests(),
     createGroup: (subject, participants, options) => registry.groups.create(subject, participants.map(numberOf), options?.addressing).id,
-    sendGroupText: async (to, groupId, fromNumber, pushName, text) => {
+    sendGroupText: async (to, groupId, fromNumber, pushName, text, options) => {
       const group = registry.groups.get(groupId);
       if (!group) throw new Error(`no group ${groupId}`);
       const devices = devicesOf(to);
       if (devices.length === 0) throw new Error(`no paired device for ${typeof to === 'string' ? to : `connection ${to.id}`}`);
       const id = registry.nextMessageId();
       for (const device of devices) {
-        const node = await groupInboundNode(registry, device, group, numberOf(fromNumber), { conversation: text }, { id, pushName });
+        const node = await groupInboundNode(
+          registry,
+          device,
+          group,
+          numberOf(fromNumber),
+          { conversation: text },
+          { id, pushName, withoutPn: options?.withoutPn },
+        );
         if (!device.link?.send(node)) throw new Error(`${device.jid} is not connected: group messages are delivered live only`);
       }
       return id;

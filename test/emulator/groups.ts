@@ -135,7 +135,7 @@ export const groupInboundNode = async (
   group: EmulatedGroup,
   fromNumber: string,
   message: proto.IMessage,
-  { id, pushName }: { id: string; pushName: string | undefined },
+  { id, pushName, withoutPn = false }: { id: string; pushName: string | undefined; withoutPn?: boolean },
 ): Promise<BinaryNode> => {
   const store = registry.groups.storeOf(fromNumber);
   const name = new SenderKeyName(group.id, { id: fromNumber, deviceId: 0, toString: () => `${fromNumber}.0` });
@@ -147,7 +147,7 @@ export const groupInboundNode = async (
     .encrypt({ user: device.number, device: device.deviceId }, encodeWAMessage(keyMessage), () => bundleOf(device.keys, takePreKey(device.keys)));
   const attrs: Record<string, string> = { from: group.id, participant: memberJid(registry, group, fromNumber), id, t: now(), type: 'text' };
   // A LID-addressed group names the author's number beside its LID, as 1:1 chats do with sender_pn.
-  if (group.addressing === 'lid') attrs.participant_pn = userJid(fromNumber);
+  if (group.addressing === 'lid' && !withoutPn) attrs.participant_pn = userJid(fromNumber);
   if (pushName !== undefined) attrs.notify = pushName;
   return {
     tag: 'message',

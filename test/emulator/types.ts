@@ -157,8 +157,11 @@ export interface WaEmulator {
    * id. `addressing: 'lid'` names members by LID (with their numbers beside), as WhatsApp does for most groups now.
    */
   createGroup(subject: string, participants: readonly string[], options?: { addressing?: 'pn' | 'lid' }): string;
-  /** `fromNumber`'s phone writes `text` in a group (its sender key in a pkmsg, the text in an skmsg) to every device of `to`. */
-  sendGroupText(to: Target, groupId: string, fromNumber: string, pushName: string, text: string): Promise<string>;
+  /**
+   * `fromNumber`'s phone writes `text` in a group (its sender key in a pkmsg, the text in an skmsg) to every device of
+   * `to`. In a LID group the author's number goes beside its LID (`participant_pn`) unless `withoutPn`.
+   */
+  sendGroupText(to: Target, groupId: string, fromNumber: string, pushName: string, text: string, options?: { withoutPn?: boolean }): Promise<string>;
   /** Typing indicators clients sent, oldest first. */
   chatStates(): ChatState[];
   /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */

@@ -118,10 +118,20 @@ const participantJidOf = (key: WAMessageKey): string | null => {
   return null;
 };
 
-/** The LID jid of a 1:1 chat addressed by LID without its number beside it: the number is to be looked up. */
+/**
+ * The LID jid of a sender known by LID without its number beside it (a 1:1 chat, or a group's participant): the
+ * number is to be looked up.
+ */
 export const unresolvedLidOf = (key: WAMessageKey): string | null => {
+  if (groupIdOf(key)) return key.participant?.endsWith(LID_SERVER) && participantJidOf(key) === null ? key.participant : null;
   const jid = key.remoteJid;
   return jid?.endsWith(LID_SERVER) && phoneJidOf(key) === null ? jid : null;
+};
+
+/** Records the number a LID sender maps to where `inboundOf` reads it (beside the chat, or beside the participant). */
+export const setSenderNumber = (key: WAMessageKey, phoneJid: string): void => {
+  if (groupIdOf(key)) key.participantAlt = phoneJid;
+  else key.remoteJidAlt = phoneJid;
 };
 
 /**
