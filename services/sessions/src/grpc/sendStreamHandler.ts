@@ -1,6 +1,7 @@
 import type { handleBidiStreamingCall } from '@grpc/grpc-js';
 import { TurnBatcher, toErrorDetail, isAppError, type Logger, type SendBatchMessage, type SendResult, type SendResults } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
+import { sendCommandOf } from './sendCommand';
 
 /**
  * SendStream: each item of each frame is accepted like a unary Send (the accepts of a frame run together, so
@@ -31,34 +32,15 @@ export const sendStreamHandler =
       for (const { id, request } of batch.items) {
         if (!request) continue;
         inFlight++;
-        messages
-          .accept({
-            account: request.account,
-            instanceId: request.instanceId,
-            to: request.to,
-            type: request.type,
-            text: request.text,
-            mediaUrl: request.mediaUrl,
-            filename: request.filename,
-            idempotencyKey: request.idempotencyKey,
-            groupId: request.groupId,
-            quotedMessageId: request.quotedMessageId,
-            location: request.location
-              ? { latitude: request.location.latitude, longitude: request.location.longitude, name: request.location.name || null }
-              : null,
-            vcard: request.vcard,
-            reactionMessageId: request.reactionMessageId,
-            emoji: request.emoji,
-          })
-          .then(
-            (messageId) => answer({ id, messageId }),
-            (error: unknown) => {
-              // Bugs are errors; a 503 (NATS electing, an owner moving) is a warning: the client retries.
-              if (!isAppError(error) || error.kind === 'internal') logger.error({ err: error }, 'send failed');
-              else if (error.kind === 'unavailable') logger.warn({ err: error }, 'send answered unavailable');
-              answer({ id, error: toErrorDetail(error) });
-            },
-          );
+        messages.accept(sendCommandOf(request)).then(
+          (messageId) => answer({ id, messageId }),
+          (error: unknown) => {
+            // Bugs are errors; a 503 (NATS electing, an owner moving) is a warning: the client retries.
+            if (!isAppError(error) || error.kind === 'internal') logger.error({ err: error }, 'send failed');
+            else if (error.kind === 'unavailable') logger.warn({ err: error }, 'send answered unavailable');
+            answer({ id, error: toErrorDetail(error) });
+          },
+        );
       }
     });
     call.on('end', () => {
