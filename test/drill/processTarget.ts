@@ -11,7 +11,7 @@ const JWT_SECRET = 'cluster-drill-secret-that-is-long-enough-for-hs256';
 
 /**
  * Timings that differ from production, and why (test time; none of the issue's figures depends on them):
- * - the sandbox answers in 10/30/60 ms and sends are not paced (SEND_PACING_MS=0), so the load is steady and the
+ * - the sandbox answers in 10/30/60 ms and sends are not paced (SEND_PACING_MS=0, TYPING_MS_PER_CHAR=0), so the load is steady and the
  *   drill short;
  * - WEBHOOK_ACK_WAIT_MS 7 s instead of 60 s: a killed webhooks replica's jobs are retaken after it (else the drill
  *   waits a minute for them); the retry schedule is short for the same reason.
@@ -21,6 +21,7 @@ const JWT_SECRET = 'cluster-drill-secret-that-is-long-enough-for-hs256';
 const SANDBOX_ENV = {
   WA_CONNECTOR: 'sandbox',
   SEND_PACING_MS: '0',
+  TYPING_MS_PER_CHAR: '0',
   SANDBOX_SENT_DELAY_MS: '10',
   SANDBOX_DELIVERED_DELAY_MS: '30',
   SANDBOX_READ_DELAY_MS: '60',

@@ -42,6 +42,7 @@ describe('Baileys failover (SIGKILL of the replica holding a linked instance)', 
         sessionsTarget: async (natsUrl) => {
           const env = {
             SEND_PACING_MS: '0',
+            TYPING_MS_PER_CHAR: '0',
             WA_CONNECTOR: 'baileys',
             WA_WEBSOCKET_URL: emulator.url,
             WA_MEDIA_UPLOAD_HOSTS: emulator.mediaHost,

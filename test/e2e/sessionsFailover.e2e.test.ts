@@ -26,7 +26,13 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
       {},
       {
         sessionsTarget: async (natsUrl) => {
-          const env = { SEND_PACING_MS: '0', SANDBOX_SENT_DELAY_MS: '10', SANDBOX_DELIVERED_DELAY_MS: '30', SANDBOX_READ_DELAY_MS: '60' };
+          const env = {
+            SEND_PACING_MS: '0',
+            TYPING_MS_PER_CHAR: '0',
+            SANDBOX_SENT_DELAY_MS: '10',
+            SANDBOX_DELIVERED_DELAY_MS: '30',
+            SANDBOX_READ_DELAY_MS: '60',
+          };
           replicas = await Promise.all(['replica-a', 'replica-b'].map((id) => startSessionsProcess(natsUrl, id, env)));
           return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
         },

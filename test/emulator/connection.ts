@@ -305,9 +305,14 @@ export class ClientConnection implements DeviceLink {
           });
         }
         return;
+      case 'chatstate': {
+        // Typing indicators: <chatstate to><composing/></chatstate> (or <paused/>), recorded as the chat saw them.
+        const state = Array.isArray(node.content) ? node.content[0]?.tag : undefined;
+        if (this.device && state) registry.addChatState({ from: this.device.jid, to: node.attrs.to ?? '', state, at: Date.now() });
+        return;
+      }
       case 'ack':
       case 'presence':
-      case 'chatstate':
         return;
       default:
         registry.options.log('unhandled stanza', { tag: node.tag, attrs: node.attrs });

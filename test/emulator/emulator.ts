@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Curve, type proto } from '@whiskeysockets/baileys';
 import { WebSocketServer } from 'ws';
 import { ClientConnection } from './connection';
+import { groupInboundNode } from './groups';
 import { startMediaHost } from './mediaHost';
 import { deliver, sendServerReceipt } from './messaging';
 import { certificateChain } from './noise';
@@ -124,6 +125,27 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
       registry.receivedWaiters.wait(registry.received(), predicate, timeoutMs),
     clientReceipts: () => registry.clientReceipts(),
     pairingRequests: () => registry.pairingRequests(),
+    createGroup: (subject, participants, options) => registry.groups.create(subject, participants.map(numberOf), options?.addressing).id,
+    sendGroupText: async (to, groupId, fromNumber, pushName, text, options) => {
+      const group = registry.groups.get(groupId);
+      if (!group) throw new Error(`no group ${groupId}`);
+      const devices = devicesOf(to);
+      if (devices.length === 0) throw new Error(`no paired device for ${typeof to === 'string' ? to : `connection ${to.id}`}`);
+      const id = registry.nextMessageId();
+      for (const device of devices) {
+        const node = await groupInboundNode(
+          registry,
+          device,
+          group,
+          numberOf(fromNumber),
+          { conversation: text },
+          { id, pushName, withoutPn: options?.withoutPn },
+        );
+        if (!device.link?.send(node)) throw new Error(`${device.jid} is not connected: group messages are delivered live only`);
+      }
+      return id;
+    },
+    chatStates: () => registry.chatStates(),
     sendText: (to, fromNumber, pushName, text, options) => sendMessage(to, fromNumber, pushName, { conversation: text }, options?.viaLid),
     sendReceipt: (to, fromNumber, messageId, type) => {
       for (const device of devicesOf(to)) sendServerReceipt(device, `${numberOf(fromNumber)}@${USER_SERVER}`, messageId, type);

@@ -1,4 +1,5 @@
 import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from '@whiskeysockets/baileys';
+import { groupIqAnswer } from './groups';
 import type { MediaHost } from './mediaHost';
 import { LID_SERVER, USER_SERVER, numberOf, type PairedDevice, type Registry } from './registry';
 
@@ -163,6 +164,12 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
       break;
     case 'w:stats':
       return iqResult(request);
+    case 'w:g2': {
+      const answer = groupIqAnswer(registry, device, request);
+      if (Array.isArray(answer)) return iqResult(request, answer);
+      if (answer) return iqError(request, answer.error, answer.text);
+      break;
+    }
     default:
       break;
   }

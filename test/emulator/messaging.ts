@@ -12,6 +12,8 @@ import {
 } from '@whiskeysockets/baileys';
 import { decryptMedia, type MediaHost } from './mediaHost';
 import { LID_SERVER, MAX_OFFLINE_PER_DEVICE, USER_SERVER, type PairedDevice, type Registry } from './registry';
+import { richContentOf } from './content';
+import { handleGroupMessage, isGroupJid } from './groups';
 import { bundleOf, takePreKey } from './signal';
 import type { MediaKind, ReceivedMedia, ReceivedMessage } from './types';
 
@@ -89,6 +91,7 @@ export const handleClientMessage = async (registry: Registry, media: MediaHost, 
     const copy = enc && (await decryptCopy(registry, sender, participant.attrs.jid ?? '', enc));
     if (copy) copies.push(copy);
   }
+  if (isGroupJid(to)) return handleGroupMessage(registry, sender, node, copies);
   // Peer messages (category="peer") carry a single enc for the own phone.
   const direct = getBinaryNodeChild(node, 'enc');
   const peerCopy = direct && (await decryptCopy(registry, sender, `${sender.number}@${USER_SERVER}`, direct));
@@ -110,6 +113,7 @@ export const handleClientMessage = async (registry: Registry, media: MediaHost, 
     message: copy?.message,
     text: text ?? undefined,
     media: mediaInfo,
+    rich: richContentOf(copy?.message),
     error: copy ? copy.error : 'no copy for the recipient',
     at: Date.now(),
   };

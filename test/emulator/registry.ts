@@ -1,8 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Curve, jidDecode, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
+import { Groups } from './groupStore';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
-import type { ClientReceipt, PairingRequest, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
+import type {
+  ChatState,
+  ClientReceipt,
+  PairingRequest,
+  ConnectionInfo,
+  KickReason,
+  PairedDeviceInfo,
+  ReceiptDelays,
+  ReceivedMessage,
+  WaEmulatorOptions,
+} from './types';
 
 /** A live client connection, as the rest of the emulator drives it. */
 export interface DeviceLink {
@@ -55,6 +66,8 @@ export class Registry {
   readonly receivedWaiters = new Waiters<ReceivedMessage>('received message');
   readonly connectionWaiters = new Waiters<ConnectionInfo>('connection');
   readonly receipts: ReceiptDelays;
+  readonly groups = new Groups();
+  private readonly chatStateLog: ChatState[] = [];
   private readonly users = new Map<string, FakeUser>();
   private readonly accounts = new Map<string, KeyPair>();
   private readonly lastDeviceId = new Map<string, number>();
@@ -152,6 +165,15 @@ export class Registry {
 
   pairingRequests(): PairingRequest[] {
     return [...this.pairingLog];
+  }
+
+  addChatState(state: ChatState): void {
+    this.chatStateLog.push(state);
+    if (this.chatStateLog.length > MAX_RECEIPTS) this.chatStateLog.shift();
+  }
+
+  chatStates(): ChatState[] {
+    return [...this.chatStateLog];
   }
 
   clientReceipts(): ClientReceipt[] {

@@ -1,4 +1,5 @@
 import type { proto } from '@whiskeysockets/baileys';
+import type { RichContent } from './content';
 
 /**
  * How the emulator ends a client connection, and the `lastDisconnect` status code Baileys 6.17.16 reports:
@@ -112,6 +113,8 @@ export interface ReceivedMessage {
   /** conversation, extendedTextMessage.text or a media caption. */
   text: string | undefined;
   media: ReceivedMedia | undefined;
+  /** Location, contact card, reaction, reply (contextInfo), as the phone decrypted them. */
+  rich: RichContent;
   error: string | undefined;
   at: number;
 }
@@ -149,6 +152,18 @@ export interface WaEmulator {
    */
   /** `viaLid`: from the sender's LID, with its number beside it (`sender_pn`), as WhatsApp addresses many chats now. */
   sendText(to: Target, fromNumber: string, pushName: string, text: string, options?: { viaLid?: boolean }): Promise<string>;
+  /**
+   * A group of `participants` (numbers; the first creates it): list_groups shows it to their companions. Answers its
+   * id. `addressing: 'lid'` names members by LID (with their numbers beside), as WhatsApp does for most groups now.
+   */
+  createGroup(subject: string, participants: readonly string[], options?: { addressing?: 'pn' | 'lid' }): string;
+  /**
+   * `fromNumber`'s phone writes `text` in a group (its sender key in a pkmsg, the text in an skmsg) to every device of
+   * `to`. In a LID group the author's number goes beside its LID (`participant_pn`) unless `withoutPn`.
+   */
+  sendGroupText(to: Target, groupId: string, fromNumber: string, pushName: string, text: string, options?: { withoutPn?: boolean }): Promise<string>;
+  /** Typing indicators clients sent, oldest first. */
+  chatStates(): ChatState[];
   /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */
   /** The pairing-code requests (companion_hello) clients sent, oldest first. */
   pairingRequests(): PairingRequest[];
@@ -159,6 +174,14 @@ export interface WaEmulator {
   kick(target: Target, reason: KickReason): Promise<void>;
   /** Closes every connection and both servers; clears all timers. */
   stop(): Promise<void>;
+}
+
+/** A typing indicator a client sent (`composing`, `paused`, …) to a chat. */
+export interface ChatState {
+  from: string;
+  to: string;
+  state: string;
+  at: number;
 }
 
 /** A client asked to be linked by pairing code to `number` (Baileys' requestPairingCode). */

@@ -65,6 +65,8 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   baileys: {},
   qrWaitMs: 5_000,
   pacingMs: 0,
+  // Off, as pacing is: tests that check typing turn it on.
+  typing: { msPerChar: 0, minMs: 0, maxMs: 0 },
   numberChecks: { burst: 50, perMinute: 30 },
   sendTtlMs: 24 * 3_600_000,
   sendQuotas: { queueMax: 1_000, dailyCap: 0 },

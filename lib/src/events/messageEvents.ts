@@ -9,9 +9,32 @@ interface Event<T extends string, D extends Record<string, unknown>> {
   data: D;
 }
 
+/** A location sent (type location). */
+export interface MessageLocation {
+  latitude: number;
+  longitude: number;
+  name: string | null;
+}
+
 export type MessageAccepted = Event<
   'MessageAccepted',
-  { message_id: string; to: string; type: 'text' | 'media'; text: string | null; media_url: string | null; filename: string | null }
+  {
+    message_id: string;
+    /** A number (international digits), or a group id (`…@g.us`) for send_group. */
+    to: string;
+    type: 'text' | 'media' | 'location' | 'contact' | 'reaction';
+    text: string | null;
+    media_url: string | null;
+    filename: string | null;
+    // Added with issue 16; absent from older events (read as null).
+    /** A reply to this message of the instance (one sent or received). */
+    quoted_message_id?: string | null;
+    location?: MessageLocation | null;
+    /** A contact card (type contact). */
+    vcard?: string | null;
+    /** A reaction (type reaction): the emoji, on this message of the instance. */
+    reaction?: { message_id: string; emoji: string } | null;
+  }
 >;
 export type MessageSent = Event<'MessageSent', { message_id: string; to: string }>;
 export type MessageDelivered = Event<'MessageDelivered', { message_id: string; to: string }>;
@@ -26,6 +49,11 @@ export type MessageReceived = Event<
     text: string | null;
     media: { mimetype: string; filename: string | null; size: number } | null;
     timestamp: string;
+    // Added with issue 16; absent from older events.
+    /** The platform's id of the message (what a reply or a reaction to it refers to). */
+    platform_message_id?: string;
+    /** A group message: the group's id (`…@g.us`); `from` is then the participant who wrote it. Null: a 1:1 chat. */
+    group_id?: string | null;
   }
 >;
 

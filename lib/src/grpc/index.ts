@@ -35,7 +35,8 @@ export type { GetPairingCodeRequest } from '../generated/wagw/sessions/v1/GetPai
 export type { GetPairingCodeResponse__Output as PairingCodeMessage } from '../generated/wagw/sessions/v1/GetPairingCodeResponse';
 export type { InstanceRequest } from '../generated/wagw/sessions/v1/InstanceRequest';
 export type { ReconnectResponse__Output as ReconnectMessage } from '../generated/wagw/sessions/v1/ReconnectResponse';
-export type { SendRequest } from '../generated/wagw/sessions/v1/SendRequest';
+export type { SendRequest, SendRequest__Output as SendRequestMessage } from '../generated/wagw/sessions/v1/SendRequest';
+export type { ListGroupsResponse__Output as GroupListMessage } from '../generated/wagw/sessions/v1/ListGroupsResponse';
 export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxScanRequest';
 export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';

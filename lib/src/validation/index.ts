@@ -2,3 +2,4 @@ export * from './inputs';
 export * from './rules';
 export * from './paging';
 export * from './nameList';
+export * from './sendContent';

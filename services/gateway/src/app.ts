@@ -12,6 +12,7 @@ import { sessionsRoutes } from './routes/sessions';
 import { pairingRoutes } from './routes/pairing';
 import { numbersRoutes } from './routes/numbers';
 import { messagesRoutes } from './routes/messages';
+import { groupsRoutes } from './routes/groups';
 import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
@@ -133,6 +134,7 @@ export const buildGateway = async ({
       await api.register(pairingRoutes, { instances, sessions });
       await api.register(numbersRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
+      await api.register(groupsRoutes, { instances, sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });
     },
     { prefix: '/v1' },

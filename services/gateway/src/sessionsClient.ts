@@ -22,6 +22,7 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     getQr: (request: GetQrRequest) => calls.call('GetQr', request, timeoutMs),
     getPairingCode: (request: GetPairingCodeRequest) => calls.call('GetPairingCode', request, timeoutMs),
     checkNumbers: (request: CheckNumbersRequest) => calls.call('CheckNumbers', request, timeoutMs),
+    listGroups: (request: InstanceRequest) => calls.call('ListGroups', request, timeoutMs),
     reconnect: (request: InstanceRequest) => calls.call('Reconnect', request, timeoutMs),
     send: (request: SendRequest) => calls.call('Send', request, 10_000),
     sandboxScan: (request: SandboxScanRequest) => calls.call('SandboxScan', request, 10_000),

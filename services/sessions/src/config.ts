@@ -4,6 +4,7 @@ import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } fr
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 import type { SendQuotas } from './application/messagesService';
 import type { NumberCheckLimits } from './session/numberCheckThrottle';
+import type { TypingOptions } from './dispatch/outbound';
 
 export interface SessionsConfig extends NatsSettings {
   grpcAddress: string;
@@ -15,6 +16,8 @@ export interface SessionsConfig extends NatsSettings {
   baileys: BaileysOptions;
   qrWaitMs: number;
   pacingMs: number;
+  /** "typing…" before a text: `TYPING_MS_PER_CHAR` (0 = off), bounded by `TYPING_MIN_MS` and `TYPING_MAX_MS`. */
+  typing: TypingOptions;
   sendTtlMs: number;
   /** Send quotas per instance: sends waiting to go out (`SEND_QUEUE_MAX`), sends accepted per UTC day (`SEND_DAILY_CAP`); 0 = none. */
   sendQuotas: SendQuotas;
@@ -47,6 +50,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     baileys: connector === 'baileys' ? baileysOptionsFromEnv(env) : {},
     qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000),
     pacingMs: envInt(env, 'SEND_PACING_MS', 1_000),
+    typing: { msPerChar: envInt(env, 'TYPING_MS_PER_CHAR', 40), minMs: envInt(env, 'TYPING_MIN_MS', 500), maxMs: envInt(env, 'TYPING_MAX_MS', 4_000) },
     numberChecks: { burst: envInt(env, 'NUMBER_CHECKS_BURST', 50), perMinute: envInt(env, 'NUMBER_CHECKS_PER_MINUTE', 30) },
     sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),
     sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },

@@ -73,6 +73,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     await ledgerFeed.catchUp(10_000);
     const dispatcher = new Dispatcher(events, sessions, registry, ledger, media, logger, {
       pacingMs: config.pacingMs,
+      typing: config.typing,
       ttlMs: config.sendTtlMs,
       retryMs: 1_000,
       ackWaitMs: config.dispatchAckWaitMs,

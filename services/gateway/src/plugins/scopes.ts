@@ -5,6 +5,8 @@ import { AppError, notFound, type Credential, type TokenScope } from '@wagw/lib'
 const SCOPE_OF_ROUTE: Record<string, TokenScope> = {
   '/v1/send': 'send',
   '/v1/check_number': 'send',
+  '/v1/send_group': 'send',
+  '/v1/list_groups': 'send',
   '/v1/status': 'read',
   '/v1/history': 'read',
   '/v1/history/export': 'read',

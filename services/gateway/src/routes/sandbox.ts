@@ -36,12 +36,13 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       schema: {
         tags,
         operationId: 'sandboxInbound',
-        summary: 'Sandbox: a simulated contact sends the instance a text message',
+        summary: 'Sandbox: a simulated contact sends the instance a text message (in a group with group_id)',
         querystring: Type.Object({
           instance_id: InstanceId,
           from: Type.String({ pattern: PHONE_NUMBER_PATTERN }),
           text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
           push_name: Type.Optional(Type.String({ maxLength: 128 })),
+          group_id: Type.Optional(Type.String({ maxLength: 64, description: 'A message in this group (one list_groups answers) from `from`' })),
           access_token: AccessToken,
         }),
         response: Ok,
@@ -54,6 +55,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         from: request.query.from,
         text: request.query.text,
         pushName: request.query.push_name ?? '',
+        groupId: request.query.group_id ?? '',
       });
       return { status: 200, message: 'Delivered to the instance', success: true };
     },

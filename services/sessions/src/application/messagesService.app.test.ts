@@ -35,6 +35,12 @@ const send = (changes: Partial<SendCommand> = {}): SendCommand => ({
   mediaUrl: '',
   filename: '',
   idempotencyKey: '',
+  groupId: '',
+  quotedMessageId: '',
+  location: null,
+  vcard: '',
+  reactionMessageId: '',
+  emoji: '',
   ...changes,
 });
 

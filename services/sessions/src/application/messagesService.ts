@@ -4,7 +4,6 @@ import {
   assertInstanceId,
   conflict,
   invalidArgument,
-  isPhoneNumber,
   isVersionConflict,
   LIMITS,
   notFound,
@@ -14,6 +13,7 @@ import {
 } from '@wagw/lib';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { SendLedger } from '../registry/sendLedger';
+import { acceptedContent, assertContent, recipientOf, referredMessage, type SendContent } from './sendContent';
 
 /** Per instance: sends waiting to go out, and sends accepted per UTC day; 0 = no limit. */
 export interface SendQuotas {
@@ -21,14 +21,12 @@ export interface SendQuotas {
   dailyCap: number;
 }
 
-export interface SendCommand {
+export interface SendCommand extends SendContent {
   account: string;
   instanceId: string;
+  /** A number (`send`), or '' with `groupId` (`send_group`). */
   to: string;
-  type: string;
-  text: string;
-  mediaUrl: string;
-  filename: string;
+  groupId: string;
   idempotencyKey: string;
 }
 
@@ -67,12 +65,8 @@ export class MessagesService {
 
   async accept(command: SendCommand): Promise<string> {
     assertInstanceId(command.instanceId);
-    if (!isPhoneNumber(command.to)) {
-      throw invalidArgument('invalid_number', 'number must be 7 to 15 digits in international form, without + or separators');
-    }
-    if (command.type !== 'text' && command.type !== 'media') throw invalidArgument('invalid_type', 'type must be text or media');
-    if (command.text.length > LIMITS.text) throw invalidArgument('message_too_long', `message must be at most ${LIMITS.text} characters`);
-    if (command.type === 'text' && command.text.trim() === '') throw invalidArgument('missing_message', 'message is required for type text');
+    const to = recipientOf(command.to, command.groupId);
+    assertContent(command);
     if (command.type === 'media') await this.assertMediaUrl(command.mediaUrl);
     // The read model is normally current; only an answer that would refuse the send is confirmed against the
     // instance's stream first (one indexed lookup), so a just-linked instance is not refused. A reset or logout
@@ -86,15 +80,11 @@ export class MessagesService {
     if (facts.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
     if (!facts.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
     this.assertSendQuota(command.instanceId);
+    // After the ownership check: another account's message ids tell nothing.
+    if (command.quotedMessageId) await referredMessage(this.events, command.instanceId, command.quotedMessageId, to, 'quoted_message_id');
+    if (command.type === 'reaction') await referredMessage(this.events, command.instanceId, command.reactionMessageId, to, 'message_id');
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
-    const accepted = messageEvent('MessageAccepted', new Date().toISOString(), {
-      message_id: messageId,
-      to: command.to,
-      type: command.type,
-      text: command.text || null,
-      media_url: command.type === 'media' ? command.mediaUrl : null,
-      filename: command.filename || null,
-    });
+    const accepted = messageEvent('MessageAccepted', new Date().toISOString(), { message_id: messageId, to, ...acceptedContent(command) });
     await this.events
       .append(messageStream(command.instanceId, messageId), [accepted], { expectedVersion: 0, commandId: `accept-${messageId}` })
       .catch((error: unknown) => {

@@ -42,7 +42,22 @@ const storedSend = (messageId: string) => ({
   stream: messageStream(ID, messageId),
   events: [{ type: 'MessageAccepted', data: { message_id: messageId, to: '4917612345678', type: 'text', text: 'hello', media_url: null, filename: null } }],
 });
-const send: SendCommand = { account: 'acme', instanceId: ID, to: '4917612345678', type: 'text', text: 'hello', mediaUrl: '', filename: '', idempotencyKey: '' };
+const send: SendCommand = {
+  account: 'acme',
+  instanceId: ID,
+  to: '4917612345678',
+  groupId: '',
+  type: 'text',
+  text: 'hello',
+  mediaUrl: '',
+  filename: '',
+  idempotencyKey: '',
+  quotedMessageId: '',
+  location: null,
+  vcard: '',
+  reactionMessageId: '',
+  emoji: '',
+};
 
 describe('send quotas (application, in-memory store)', () => {
   let store: InMemoryEventStore;

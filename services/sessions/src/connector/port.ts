@@ -11,18 +11,49 @@ export interface MediaPayload {
   caption?: string;
 }
 
+/**
+ * A message of the instance's history that a send refers to (a reply quotes it, a reaction is on it): one we sent
+ * (`fromMe`, by our message id: the adapter knows its platform id) or one received (by the platform's id).
+ */
+export interface MessageRef {
+  fromMe: boolean;
+  /** Ours: our message id; received: the platform's id. */
+  id: string;
+  /** The chat it is in: a number, or a group id (`…@g.us`). */
+  chat: string;
+  /** Who wrote a received group message (a number); null otherwise. */
+  participant: string | null;
+  /** Its text (a quote shows it); null for other content. */
+  text: string | null;
+}
+
 export interface OutboundMessage {
   /** Our message id; receipts refer to it. */
   messageId: string;
-  /** Recipient number: international digits, no '+'. */
+  /** Recipient: a number (international digits, no '+') or a group id (`…@g.us`). */
   to: string;
   text?: string;
   media?: MediaPayload;
+  location?: { latitude: number; longitude: number; name: string | null };
+  contact?: { vcard: string; displayName: string };
+  reaction?: { target: MessageRef; emoji: string };
+  /** A reply: the message quoted. */
+  quoted?: MessageRef;
+}
+
+/** A group the account takes part in. */
+export interface GroupInfo {
+  id: string;
+  subject: string;
+  participants: number;
 }
 
 export interface InboundMessage {
   platformMessageId: string;
+  /** The sender's number; in a group, the participant who wrote. */
   from: string;
+  /** A group message: the group's id (`…@g.us`); absent or null for a 1:1 message. */
+  groupId?: string | null;
   pushName: string | null;
   text: string | null;
   media: { mimetype: string; filename: string | null; size: number } | null;
@@ -62,6 +93,13 @@ export interface Connection {
   requestPairingCode(number: string): Promise<string>;
   /** Which of the numbers (international digits) have an account; only while connected. */
   checkNumbers(numbers: readonly string[]): Promise<NumberCheck[]>;
+  /** The groups the account takes part in; only while connected. */
+  listGroups(): Promise<GroupInfo[]>;
+  /**
+   * Shows `to` (a number or a group id) that the account is typing (`composing`) or stopped (`paused`); only while
+   * connected. A courtesy: the send does not depend on it.
+   */
+  setTyping(to: string, typing: boolean): Promise<void>;
   /** Unlinks the device from the account, then closes. */
   logout(): Promise<void>;
   /** Closes the connection (no further events), keeping the link. */

@@ -30,6 +30,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
   let store: InMemoryEventStore;
   let registry: InstanceRegistry;
+  let ledger: SendLedger;
   let ledgerFeed: Projection;
   let platform: SandboxPlatform;
   let dispatcher: Dispatcher;
@@ -44,7 +45,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     store = new InMemoryEventStore();
     registry = new InstanceRegistry(store, testLogger());
     registry.start();
-    const ledger = new SendLedger();
+    ledger = new SendLedger();
     ledgerFeed = new Projection(store, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), testLogger());
     ledgerFeed.start();
     platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
@@ -200,5 +201,39 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       ),
     ).toEqual(['instance_logged_out_on_phone']);
     expect(platform.sent(id)).toEqual([]);
+  });
+
+  it('shows typing before each text for a time that grows with it, inside the pacing gap', async () => {
+    const typing = { msPerChar: 10, minMs: 100, maxMs: 400 };
+    await dispatcher.stop();
+    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+      pacingMs: PACING_MS,
+      ttlMs: 60_000,
+      retryMs: 50,
+      ackWaitMs: 5_000,
+      typing,
+    });
+    await givenLinked();
+    await goOnline();
+    await accept('m1', 'hi');
+    await accept('m2', 'x'.repeat(30));
+    await dispatcher.start();
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 2,
+      5_000,
+    );
+    const presences = platform.typing(id);
+    expect(presences.map((p) => [p.to, p.typing])).toEqual([
+      [TO, true],
+      [TO, false],
+      [TO, true],
+      [TO, false],
+    ]);
+    const at = presences.map((p) => p.at);
+    // 'hi': the minimum, 100 ms; 30 characters: 300 ms, more than the pacing, so the gap between the sends is the typing.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(typing.minMs - 5);
+    expect(at[3]! - at[2]!).toBeGreaterThanOrEqual(300 - 5);
+    expect(Date.parse(sent[1]!.acceptedAt) - Date.parse(sent[0]!.acceptedAt)).toBeGreaterThanOrEqual(300 - 10);
   });
 });

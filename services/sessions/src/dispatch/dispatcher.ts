@@ -17,6 +17,7 @@ import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { SendQueue } from '../registry/sendLedger';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 import { LocalSends } from './localSends';
+import { outboundOf, typingMsFor, type TypingOptions } from './outbound';
 import { QueueSweeper } from './queueSweeper';
 import { sendFailureOf } from './sendVerdict';
 
@@ -47,7 +48,11 @@ export interface DispatchOptions {
   retryMs: number;
   /** How long a send handed to a replica may go unconfirmed before another gets it (a crashed replica's sends). */
   ackWaitMs: number;
+  /** "typing…" before each text, inside the pacing gap; absent: none. */
+  typing?: TypingOptions;
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends accepted messages. A durable consumer of the message streams, shared by the replicas, hands each accepted
@@ -186,8 +191,10 @@ export class Dispatcher {
       if (reason) return await this.fail(instanceId, accepted, reason);
       const connection = this.sessions.connected(instanceId);
       if (!connection || this.waitsBehind(instanceId, sequence)) return 'waiting';
-      const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const typingMs = accepted.data.type === 'text' && this.options.typing ? typingMsFor(accepted.data.text ?? '', this.options.typing) : 0;
+      // Typing is part of the pacing: the gap between two sends is at least pacingMs, and at least the typing.
+      const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - typingMs - Date.now();
+      if (wait > 0) await sleep(wait);
       let media;
       if (accepted.data.type === 'media' && accepted.data.media_url) {
         try {
@@ -197,14 +204,25 @@ export class Dispatcher {
           throw error;
         }
       }
+      const outbound = await outboundOf(this.events, instanceId, accepted, media);
+      if (typingMs > 0) await this.type(connection, to, typingMs);
       this.sessions.sending(messageId, to);
-      await connection.send({ messageId, to, ...(media ? { media } : { text: accepted.data.text ?? '' }) });
+      await connection.send(outbound);
       this.lastSend.set(instanceId, Date.now());
       return 'done';
     } catch (error) {
       this.logger.warn({ err: error, instanceId, messageId }, 'dispatch failed; will retry');
       return 'retry';
     }
+  }
+
+  /** "typing…" for `ms`, then "paused"; a presence the platform refuses does not hold the send back. */
+  private async type(connection: Connection, to: string, ms: number): Promise<void> {
+    const presence = (typing: boolean): Promise<void> =>
+      connection.setTyping(to, typing).catch((error: unknown) => this.logger.warn({ err: error }, 'a typing presence was not sent'));
+    await presence(true);
+    await sleep(ms);
+    await presence(false);
   }
 
   private async fail(instanceId: string, accepted: MessageAccepted, reason: string): Promise<'done'> {

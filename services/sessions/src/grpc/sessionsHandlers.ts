@@ -1,4 +1,5 @@
 import {
+  assertGroupId,
   assertInstanceId,
   invalidArgument,
   isPhoneNumber,
@@ -10,6 +11,7 @@ import {
 } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
 import type { OwnerOps } from '../ownership/ownerRouter';
+import { sendCommandOf } from './sendCommand';
 
 /**
  * Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica.
@@ -35,23 +37,16 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
     const results = await owner.checkNumbers(r.instanceId, r.numbers);
     return { results: results.map(({ number, exists, jid }) => ({ number, exists, jid: jid ?? '' })) };
   }),
+  ListGroups: unaryHandler(logger, 'ListGroups', async (r) => {
+    assertInstanceId(r.instanceId);
+    return { groups: await owner.listGroups(r.instanceId) };
+  }),
   Reconnect: unaryHandler(logger, 'Reconnect', async (r) => {
     assertInstanceId(r.instanceId);
     await owner.reconnect(r.instanceId);
     return { success: true };
   }),
-  Send: unaryHandler(logger, 'Send', async (r) => ({
-    messageId: await messages.accept({
-      account: r.account,
-      instanceId: r.instanceId,
-      to: r.to,
-      type: r.type,
-      text: r.text,
-      mediaUrl: r.mediaUrl,
-      filename: r.filename,
-      idempotencyKey: r.idempotencyKey,
-    }),
-  })),
+  Send: unaryHandler(logger, 'Send', async (r) => ({ messageId: await messages.accept(sendCommandOf(r)) })),
   SandboxScan: unaryHandler(logger, 'SandboxScan', async (r) => {
     assertInstanceId(r.instanceId);
     await owner.sandboxScan(r.instanceId, r.number);
@@ -59,7 +54,8 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
   }),
   SandboxInbound: unaryHandler(logger, 'SandboxInbound', async (r) => {
     assertInstanceId(r.instanceId);
-    await owner.sandboxInbound(r.instanceId, r.from, r.pushName, r.text);
+    if (r.groupId) assertGroupId(r.groupId);
+    await owner.sandboxInbound(r.instanceId, r.from, r.pushName, r.text, r.groupId);
     return { success: true };
   }),
   SendUsage: unaryHandler(logger, 'SendUsage', async (r) => {

@@ -30,6 +30,15 @@ export const localOwnerOps = (
         throw unavailable('number_check_failed', 'The platform did not answer the number check; try again', error);
       }
     },
+    listGroups: async (instanceId) => {
+      const connection = sessions.connected(instanceId);
+      if (!connection) throw conflict('not_connected', 'The instance is not connected: groups are listed over its connection');
+      try {
+        return await connection.listGroups();
+      } catch (error) {
+        throw unavailable('list_groups_failed', 'The platform did not answer the group list; try again', error);
+      }
+    },
     dispatch: (instanceId, accepted, sequence) => dispatcher.dispatchOwned(instanceId, accepted, sequence),
     sandboxScan: async (instanceId, number) => {
       const platform = sandboxOnly();
@@ -39,10 +48,10 @@ export const localOwnerOps = (
         throw conflict('no_qr_waiting', error instanceof Error ? error.message : 'No QR code is waiting to be scanned');
       }
     },
-    sandboxInbound: async (instanceId, from, pushName, text) => {
+    sandboxInbound: async (instanceId, from, pushName, text, groupId) => {
       const platform = sandboxOnly();
       try {
-        platform.inject(instanceId, { from, pushName: pushName || null, text, media: null });
+        platform.inject(instanceId, { from, pushName: pushName || null, text, media: null, groupId: groupId || null });
       } catch (error) {
         throw conflict('not_connected', error instanceof Error ? error.message : 'The instance is not connected');
       }

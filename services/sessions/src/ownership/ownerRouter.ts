@@ -1,6 +1,6 @@
 import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
-import type { NumberCheck } from '../connector/port';
+import type { GroupInfo, NumberCheck } from '../connector/port';
 import type { DispatchOutcome } from '../dispatch/dispatcher';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
@@ -9,10 +9,11 @@ export interface OwnerOps {
   getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string>;
   reconnect(instanceId: string): Promise<void>;
   checkNumbers(instanceId: string, numbers: string[]): Promise<NumberCheck[]>;
+  listGroups(instanceId: string): Promise<GroupInfo[]>;
   /** Sends one accepted message (see `DispatchOutcome`). */
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
-  sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void>;
+  sandboxInbound(instanceId: string, from: string, pushName: string, text: string, groupId: string): Promise<void>;
 }
 
 type Call = { [K in keyof OwnerOps]: { op: K; instanceId: string; args: Parameters<OwnerOps[K]> } }[keyof OwnerOps];
@@ -69,6 +70,10 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'checkNumbers', instanceId, args: [instanceId, numbers] }) as Promise<NumberCheck[]>;
   }
 
+  listGroups(instanceId: string): Promise<GroupInfo[]> {
+    return this.route({ op: 'listGroups', instanceId, args: [instanceId] }) as Promise<GroupInfo[]>;
+  }
+
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
     // Nobody holds the instance, so nobody is connected: the send waits in the ledger for whoever connects it.
     if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('waiting');
@@ -84,8 +89,8 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'sandboxScan', instanceId, args: [instanceId, number] }) as Promise<void>;
   }
 
-  sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void> {
-    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, from, pushName, text] }) as Promise<void>;
+  sandboxInbound(instanceId: string, from: string, pushName: string, text: string, groupId: string): Promise<void> {
+    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, from, pushName, text, groupId] }) as Promise<void>;
   }
 
   private async route(call: Call, timeoutMs = this.requestTimeoutMs): Promise<unknown> {
@@ -142,6 +147,8 @@ export class OwnerRouter implements OwnerOps {
         return this.local.reconnect(...call.args);
       case 'checkNumbers':
         return this.local.checkNumbers(...call.args);
+      case 'listGroups':
+        return this.local.listGroups(...call.args);
       case 'dispatch':
         return this.local.dispatch(...call.args);
       case 'sandboxScan':

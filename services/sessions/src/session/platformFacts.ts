@@ -58,6 +58,8 @@ export const inboundEvent = (
       text: m.text,
       media: m.media,
       timestamp: m.timestamp,
+      platform_message_id: m.platformMessageId,
+      group_id: m.groupId ?? null,
     }),
   };
 };

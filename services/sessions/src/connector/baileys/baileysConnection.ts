@@ -1,6 +1,6 @@
 import type { BaileysEventMap, BinaryNode, WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
-import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type NumberCheck, type OutboundMessage } from '../port';
+import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type GroupInfo, type NumberCheck, type OutboundMessage } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
 import { InboundQueue } from './inboundQueue';
 import type { InstanceCaches } from './instanceCaches';
@@ -8,7 +8,8 @@ import type { InstanceAuthState } from './kvAuthState';
 import { ReceiptReporter } from './receiptReporter';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
-import { isRecipientUnknown, jidOf, numberOf, outboundContent, waMessageIdFor } from './waMessages';
+import { chatJidOf, isGroupJid, richContentOf, sendOptionsOf } from './richContent';
+import { isRecipientUnknown, numberOf, outboundContent, waMessageIdFor } from './waMessages';
 
 export interface ConnectionParts {
   instanceId: string;
@@ -72,12 +73,16 @@ export class BaileysConnection implements Connection {
     });
     sock.ev.on('messages.upsert', (upsert) => this.onUpsert(sock, upsert));
     sock.ev.on('messages.update', (updates) => this.onUpdates(sock, updates));
+    sock.ev.on('message-receipt.update', (updates) => {
+      if (this.current(sock)) for (const update of updates) this.receipts.onGroupReceipt(update);
+    });
     sock.ws.on(MESSAGE_ACK, onAck);
     this.detach = () => {
       sock.ev.removeAllListeners('connection.update');
       sock.ev.removeAllListeners('creds.update');
       sock.ev.removeAllListeners('messages.upsert');
       sock.ev.removeAllListeners('messages.update');
+      sock.ev.removeAllListeners('message-receipt.update');
       sock.ws.off(MESSAGE_ACK, onAck);
     };
   }
@@ -86,18 +91,19 @@ export class BaileysConnection implements Connection {
     const sock = this.sock;
     const { instanceId, caches, sent } = this.parts;
     if (this.ended || !sock || !this.online) throw new Error(`Instance ${instanceId} is not connected to WhatsApp: the message was not sent`);
-    const jid = jidOf(message.to);
-    const content = outboundContent(message);
+    const jid = chatJidOf(message.to);
+    const content = richContentOf(message) ?? outboundContent(message);
     const waId = waMessageIdFor(message.messageId);
     caches.sentIds.set(waId, message.messageId);
-    const [recipient] = await caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]);
+    // A group is not a number: WhatsApp answers a send to a group the account is not in with item-not-found.
+    const [recipient] = isGroupJid(jid) ? [{ exists: true }] : await caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]);
     if (!recipient?.exists) {
       this.receipts.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
       return;
     }
     let result;
     try {
-      result = await sock.sendMessage(jid, content, { messageId: waId });
+      result = await sock.sendMessage(jid, content, sendOptionsOf(message, waId));
     } catch (error) {
       // A final answer, not a transient failure: the message fails with a reason rather than being retried for a day.
       if (!isRecipientUnknown(error)) throw error;
@@ -114,6 +120,23 @@ export class BaileysConnection implements Connection {
     const sock = this.sock;
     if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
     return this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers);
+  }
+
+  /** The groups the account takes part in (Baileys' `groupFetchAllParticipating`, one `w:g2` query). */
+  async listGroups(): Promise<GroupInfo[]> {
+    const sock = this.connectedSocket();
+    const groups = await sock.groupFetchAllParticipating();
+    return Object.values(groups).map((group) => ({ id: group.id, subject: group.subject, participants: group.size ?? group.participants.length }));
+  }
+
+  async setTyping(to: string, typing: boolean): Promise<void> {
+    await this.connectedSocket().sendPresenceUpdate(typing ? 'composing' : 'paused', chatJidOf(to));
+  }
+
+  private connectedSocket(): WaSocket {
+    const sock = this.sock;
+    if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
+    return sock;
   }
 
   /** A pairing code for `number`: only while QR codes show (the socket is open and not linked yet). */

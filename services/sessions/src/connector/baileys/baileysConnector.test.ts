@@ -5,6 +5,8 @@ import {
   type AnyMessageContent,
   type BaileysEventMap,
   type Contact,
+  type GroupMetadata,
+  type WAPresence,
   type MiscMessageGenerationOptions,
   type UserFacingSocketConfig,
   type WAMessage,
@@ -58,6 +60,18 @@ class FakeSocket implements WaSocket {
     return 'ABCD1234';
   }
 
+  /** The groups groupFetchAllParticipating answers, and the presences sent. */
+  readonly groups: Record<string, GroupMetadata> = {};
+  readonly presences: Array<[WAPresence, string | undefined]> = [];
+
+  async groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>> {
+    return this.groups;
+  }
+
+  async sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void> {
+    this.presences.push([type, toJid]);
+  }
+
   async onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }>> {
     this.lookups.push(jids);
     return jids.filter((jid) => !this.unregistered.has(jid.split('@')[0] ?? '')).map((jid) => ({ jid, exists: true }));
@@ -106,7 +120,7 @@ class FakeSocket implements WaSocket {
   }
 
   listeners(): number {
-    const names: SocketEvent[] = ['connection.update', 'creds.update', 'messages.upsert', 'messages.update'];
+    const names: SocketEvent[] = ['connection.update', 'creds.update', 'messages.upsert', 'messages.update', 'message-receipt.update'];
     return names.reduce((n, name) => n + this.events.listenerCount(name), 0) + this.ws.listenerCount(MESSAGE_ACK);
   }
 }
@@ -517,6 +531,61 @@ describe('the baileys connector', () => {
           from: '15550002222',
           pushName: null,
           text: 'while you were away',
+          media: null,
+          timestamp: new Date(1_700_000_000_000).toISOString(),
+        },
+      },
+    ]);
+  });
+
+  it('sends to a group without a number lookup, lists groups and shows typing to a chat', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    const group = '120363025246125486@g.us';
+    await connection.send(message({ messageId: 'g-1', to: group, text: 'hi all' }));
+    expect(last().lookups).toEqual([]);
+    expect(last().sent[0]).toMatchObject({ jid: group, content: { text: 'hi all' } });
+    // Each participant's receipt comes as message-receipt.update: the first delivery and the first read count.
+    const key = { remoteJid: group, fromMe: true, id: waMessageIdFor('g-1') };
+    const receipt = (userJid: string, at: 'receiptTimestamp' | 'readTimestamp') => ({ key, receipt: { userJid, [at]: 1_700_000_000 } });
+    last().emit('message-receipt.update', [
+      receipt('15550002222@s.whatsapp.net', 'receiptTimestamp'),
+      receipt('15550003333@s.whatsapp.net', 'receiptTimestamp'),
+    ]);
+    last().emit('message-receipt.update', [receipt('15550002222@s.whatsapp.net', 'readTimestamp')]);
+    await settle();
+    expect(events.slice(1).map((e) => (e.type === 'receipt' ? e.status : e.type))).toEqual(['delivered', 'read']);
+
+    last().groups[group] = { id: group, subject: 'Team', size: 3, participants: [] } as unknown as GroupMetadata;
+    expect(await connection.listGroups()).toEqual([{ id: group, subject: 'Team', participants: 3 }]);
+    await connection.setTyping('15550001111', true);
+    await connection.setTyping(group, false);
+    expect(last().presences).toEqual([
+      ['composing', '15550001111@s.whatsapp.net'],
+      ['paused', group],
+    ]);
+  });
+
+  it('reports a group message from its participant, with the group id', async () => {
+    const { connect, last, events } = setup();
+    await connect();
+    last().open();
+    const key = { remoteJid: '120363025246125486@g.us', participant: '15550002222@s.whatsapp.net', fromMe: false, id: 'G-1' };
+    last().emit('messages.upsert', {
+      messages: [waMessage({ key, message: { conversation: 'hello group' }, messageTimestamp: 1_700_000_000 })],
+      type: 'notify',
+    });
+    await settle();
+    expect(events.filter((e) => e.type === 'inbound')).toEqual([
+      {
+        type: 'inbound',
+        message: {
+          platformMessageId: 'G-1',
+          from: '15550002222',
+          groupId: '120363025246125486@g.us',
+          pushName: null,
+          text: 'hello group',
           media: null,
           timestamp: new Date(1_700_000_000_000).toISOString(),
         },

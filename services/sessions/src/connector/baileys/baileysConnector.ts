@@ -92,6 +92,8 @@ export class BaileysConnector implements Connector {
       send: (message) => connection.send(message),
       requestPairingCode: (number) => connection.requestPairingCode(number),
       checkNumbers: (numbers) => connection.checkNumbers(numbers),
+      listGroups: () => connection.listGroups(),
+      setTyping: (to, typing) => connection.setTyping(to, typing),
       logout: () => connection.logout(),
       close: () => connection.close(),
     };

@@ -2,10 +2,10 @@ import type { WAMessage } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
 import type { ConnectionEvent } from '../port';
 import type { WaSocket } from './socket';
-import { inboundOf, unresolvedLidOf } from './waMessages';
+import { inboundOf, setSenderNumber, unresolvedLidOf } from './waMessages';
 
 /**
- * Inbound messages of one connection, reported in the order they came: a chat known only by LID waits for its
+ * Inbound messages of one connection, reported in the order they came: a sender known only by LID waits for its
  * number from Baileys' LID store, and the messages after it wait behind it.
  */
 export class InboundQueue {
@@ -33,7 +33,7 @@ export class InboundQueue {
     this.chain = this.chain
       .then(async () => {
         const phoneJid = lid === null ? null : await sock.signalRepository.lidMapping.getPNForLID(lid).catch(() => null);
-        if (phoneJid) message.key.remoteJidAlt = phoneJid;
+        if (phoneJid) setSenderNumber(message.key, phoneJid);
         else if (lid !== null) this.logger.warn({ lid }, 'an inbound message from a LID with no known number: reported from the LID');
         this.report(message);
       })

@@ -1,4 +1,4 @@
-import type { BinaryNode, WAMessage, WAMessageKey } from '@whiskeysockets/baileys';
+import type { BinaryNode, MessageUserReceiptUpdate, WAMessage, WAMessageKey } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
 import type { ConnectionEvent, ReceiptStatus } from '../port';
 import type { InstanceCaches } from './instanceCaches';
@@ -35,6 +35,16 @@ export class ReceiptReporter {
     // Typed `any` by Baileys 7: WhatsApp's error code, as text, when there is one.
     const code: unknown = (messageStubParameters as unknown[] | null | undefined)?.[0];
     this.report(key.id, receipt, receipt === 'failed' ? platformErrorReason(typeof code === 'string' ? code : undefined) : undefined);
+  }
+
+  /**
+   * A participant's receipt of one of our group messages (WhatsApp sends one per participant): the message counts as
+   * delivered at the first delivery and read at the first read, as a 1:1 message with one recipient does.
+   */
+  onGroupReceipt({ key, receipt }: MessageUserReceiptUpdate): void {
+    if (!key.fromMe || !key.id) return;
+    if (receipt.readTimestamp) this.report(key.id, 'read');
+    else if (receipt.receiptTimestamp) this.report(key.id, 'delivered');
   }
 
   /** The server took (or refused) one of our messages. */

@@ -5,6 +5,8 @@ import makeWASocket, {
   type BaileysEventMap,
   type BinaryNode,
   type Contact,
+  type GroupMetadata,
+  type WAPresence,
   type SocketConfig,
   type MiscMessageGenerationOptions,
   type proto,
@@ -19,7 +21,7 @@ import type { BaileysOptions } from './options';
 export type BaileysLogger = SocketConfig['logger'];
 
 /** The events the adapter listens to. */
-export type SocketEvent = 'connection.update' | 'creds.update' | 'messages.upsert' | 'messages.update';
+export type SocketEvent = 'connection.update' | 'creds.update' | 'messages.upsert' | 'messages.update' | 'message-receipt.update';
 
 /** The server's acknowledgement of a message we sent (a raw node, on the socket's WebSocket). */
 export const MESSAGE_ACK = 'CB:ack,class:message';
@@ -41,6 +43,10 @@ export interface WaSocket {
   sendMessage(jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions): Promise<WAMessage | undefined>;
   /** Which of the numbers (as jids) have an account; the others are left out of the answer. */
   onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
+  /** Every group the account takes part in, by id (one `w:g2` participating query). */
+  groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>>;
+  /** A presence (`composing`, `paused`, …) to a chat. */
+  sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
   /** Sends the pairing request for `phoneNumber` (digits) and answers the code to type on that phone. */
   requestPairingCode(phoneNumber: string): Promise<string>;
   logout(msg?: string): Promise<void>;

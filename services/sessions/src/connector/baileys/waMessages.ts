@@ -4,6 +4,7 @@ import type { InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
 
 const USER_SERVER = '@s.whatsapp.net';
 const LID_SERVER = '@lid';
+const GROUP_SERVER = '@g.us';
 
 /**
  * The WhatsApp id of one of our messages: derived from our id, so a send repeated after a crash carries the same
@@ -108,22 +109,43 @@ export const phoneJidOf = (key: WAMessageKey): string | null => {
   return null;
 };
 
-/** The LID jid of a 1:1 chat addressed by LID without its number beside it: the number is to be looked up. */
+/** The group of a group message ('…@g.us'), or null. */
+const groupIdOf = (key: WAMessageKey): string | null => (key.remoteJid?.endsWith(GROUP_SERVER) ? key.remoteJid : null);
+
+/** Who wrote a group message, by phone number: the participant, or its number beside a LID (`participantAlt`). */
+const participantJidOf = (key: WAMessageKey): string | null => {
+  for (const jid of [key.participant, key.participantAlt]) if (jid?.endsWith(USER_SERVER)) return jid;
+  return null;
+};
+
+/**
+ * The LID jid of a sender known by LID without its number beside it (a 1:1 chat, or a group's participant): the
+ * number is to be looked up.
+ */
 export const unresolvedLidOf = (key: WAMessageKey): string | null => {
+  if (groupIdOf(key)) return key.participant?.endsWith(LID_SERVER) && participantJidOf(key) === null ? key.participant : null;
   const jid = key.remoteJid;
   return jid?.endsWith(LID_SERVER) && phoneJidOf(key) === null ? jid : null;
 };
 
+/** Records the number a LID sender maps to where `inboundOf` reads it (beside the chat, or beside the participant). */
+export const setSenderNumber = (key: WAMessageKey, phoneJid: string): void => {
+  if (groupIdOf(key)) key.participantAlt = phoneJid;
+  else key.remoteJidAlt = phoneJid;
+};
+
 /**
- * The inbound message a Baileys message is, or null when it is not one we report: our own, not from a 1:1 chat
- * with a phone number (groups, broadcasts, status), or without text or media (reactions, protocol messages).
+ * The inbound message a Baileys message is, or null when it is not one we report: our own, not from a 1:1 chat or a
+ * group (broadcasts, status), or without text or media (reactions, protocol messages). A group message is reported
+ * from the participant who wrote it, with the group's id.
  * A chat addressed by LID counts as the number it maps to, so one sender has one number in every event; one whose
  * number is unknown is still reported, from its LID jid ('…@lid'), rather than lost.
  */
 export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()): InboundMessage | null => {
   const { key } = message;
-  const phoneJid = phoneJidOf(key);
-  const from = phoneJid ? numberOf(phoneJid) : unresolvedLidOf(key)?.replace(/:\d+@/, '@');
+  const groupId = groupIdOf(key);
+  const phoneJid = groupId ? participantJidOf(key) : phoneJidOf(key);
+  const from = phoneJid ? numberOf(phoneJid) : groupId ? key.participant?.replace(/:\d+@/, '@') : unresolvedLidOf(key)?.replace(/:\d+@/, '@');
   if (key.fromMe || !key.id || !from) return null;
   const content = normalizeMessageContent(message.message);
   if (!content) return null;
@@ -134,6 +156,7 @@ export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()
   return {
     platformMessageId: key.id,
     from,
+    ...(groupId ? { groupId } : {}),
     pushName: nonEmpty(message.pushName),
     text,
     media: media ? { mimetype: media.mimetype, filename: media.filename, size: media.size } : null,

@@ -21,10 +21,16 @@ export interface ReceiptDelays {
  * The receipts a send gets, due from `at` (pure): sent, then delivered and read, never out of order; a recipient
  * not on the platform gets `failed` after `sent` instead.
  */
-export const plannedReceipts = (messageId: string, to: string, delays: ReceiptDelays, at: number): PendingReceipt[] => {
+export const plannedReceipts = (
+  messageId: string,
+  to: string,
+  delays: ReceiptDelays,
+  at: number,
+  unreachable = to.startsWith(UNREACHABLE_PREFIX),
+): PendingReceipt[] => {
   const sentAt = at + delays.sentDelayMs;
   const deliveredAt = Math.max(sentAt, at + delays.deliveredDelayMs);
-  if (to.startsWith(UNREACHABLE_PREFIX)) {
+  if (unreachable) {
     return [
       { messageId, status: 'sent', dueAt: sentAt },
       { messageId, status: 'failed', reason: RECIPIENT_NOT_ON_PLATFORM, dueAt: deliveredAt },

@@ -4,26 +4,10 @@ import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
 import { SentRecords, type SandboxSent } from './sentRecords';
+import { isSandboxGroupOf, PresenceLog, sandboxGroupsOf, type SandboxPresence } from './sandboxChats';
+import type { SandboxInbound, SandboxOptions } from './sandboxOptions';
 
-export interface SandboxOptions {
-  /** A new QR code every this many ms while waiting for a scan. Default 20,000. */
-  qrIntervalMs?: number;
-  /** QR codes per connection attempt; when the last one expires the attempt ends (`disconnected`, `qr_expired`). Default 5. */
-  qrCount?: number;
-  /** Delay from a send to its `sent` receipt (the server took it). Default 50. */
-  sentDelayMs?: number;
-  /** Delay from a send to its `delivered` receipt (or `failed` for a recipient not on the platform). Default 150. */
-  deliveredDelayMs?: number;
-  /** Delay from a send to its `read` receipt. Default 400. */
-  readDelayMs?: number;
-  /** The clock for timestamps (inbound messages, records of sends). Timers do not use it. */
-  now?: () => Date;
-  /** Links and taken message ids; shared (KV) when several replicas use one sandbox. Default: in memory. */
-  ledger?: SandboxLedger;
-}
-
-/** An inbound message to inject; the platform fills in its id and timestamp unless given. */
-export type SandboxInbound = Omit<InboundMessage, 'platformMessageId' | 'timestamp'> & Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>>;
+export type { SandboxInbound, SandboxOptions } from './sandboxOptions';
 
 type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
@@ -33,6 +17,8 @@ interface OpenConnection {
   readonly instanceId: string;
   readonly emit: (event: ConnectionEvent) => void;
   stage: Stage;
+  /** The linked number, once connected. */
+  number: string | null;
   qr: string | null;
   readonly timers: Set<NodeJS.Timeout>;
   receiptTimer: NodeJS.Timeout | null;
@@ -61,6 +47,7 @@ export class SandboxPlatform implements Connector {
   private readonly unreachable = new Set<string>();
   private readonly receipts = new Map<string, PendingReceipt[]>();
   private readonly records = new SentRecords();
+  private readonly presences = new PresenceLog();
   private readonly ledger: SandboxLedger;
   private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
   private readonly now: () => Date;
@@ -95,6 +82,7 @@ export class SandboxPlatform implements Connector {
       instanceId,
       emit: onEvent,
       stage: 'linking',
+      number: null,
       qr: null,
       timers: new Set(),
       receiptTimer: null,
@@ -118,6 +106,11 @@ export class SandboxPlatform implements Connector {
           const exists = !number.startsWith(UNREACHABLE_PREFIX);
           return { number, exists, jid: exists ? `${number}@s.whatsapp.net` : null };
         });
+      },
+      listGroups: async () => sandboxGroupsOf(this.connected(instanceId).number ?? ''),
+      setTyping: async (to, typing) => {
+        this.connected(instanceId);
+        this.presences.add(instanceId, to, typing);
       },
       logout: () => this.logout(conn),
       close: async () => this.end(conn),
@@ -154,9 +147,11 @@ export class SandboxPlatform implements Connector {
   inject(instanceId: string, inbound: SandboxInbound): InboundMessage {
     const conn = this.connected(instanceId);
     if (!isDigits(inbound.from)) throw new Error(`The sender must be international digits without '+', got '${inbound.from}'`);
+    if (inbound.groupId && !isSandboxGroupOf(conn.number ?? '', inbound.groupId)) throw new Error(`Instance ${instanceId} is not in group ${inbound.groupId}`);
     const message: InboundMessage = {
       platformMessageId: inbound.platformMessageId ?? newPlatformMessageId(),
       from: inbound.from,
+      ...(inbound.groupId ? { groupId: inbound.groupId } : {}),
       pushName: inbound.pushName,
       text: inbound.text,
       media: inbound.media,
@@ -199,6 +194,11 @@ export class SandboxPlatform implements Connector {
     return this.records.of(instanceId);
   }
 
+  /** The typing presences the instance showed, oldest first (the latest 1,000). */
+  typing(instanceId: string): SandboxPresence[] {
+    return this.presences.of(instanceId);
+  }
+
   private showQr(conn: OpenConnection, n: number): void {
     if (conn.stage !== 'linking' && conn.stage !== 'qr') return;
     if (n > this.options.qrCount) {
@@ -215,6 +215,7 @@ export class SandboxPlatform implements Connector {
     if (conn.stage === 'closed') return;
     this.clearTimers(conn);
     conn.stage = 'connected';
+    conn.number = number;
     conn.qr = null;
     this.ledger.connectionOnline?.(conn.instanceId, conn.id, Date.now());
     conn.emit({ type: 'connected', number });
@@ -230,8 +231,11 @@ export class SandboxPlatform implements Connector {
   private async accept(conn: OpenConnection, message: OutboundMessage): Promise<void> {
     const id = conn.instanceId;
     if (conn.stage !== 'connected') throw new Error(`Instance ${id} is not connected to the sandbox: the message was not sent`);
-    if (!isDigits(message.to)) throw new Error(`The recipient must be international digits without '+', got '${message.to}'`);
-    if (message.text === undefined && !message.media) throw new Error('A message needs text or media');
+    const group = message.to.endsWith('@g.us');
+    if (!group && !isDigits(message.to)) throw new Error(`The recipient must be international digits without '+' or a group id, got '${message.to}'`);
+    const { text, media, location, contact, reaction } = message;
+    if (text === undefined && !media && !location && !contact && !reaction)
+      throw new Error('A message needs text or media, a location, a contact or a reaction');
     // A repeat the platform took before is not sent again. Its receipts still come unless this process already
     // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event
@@ -239,13 +243,14 @@ export class SandboxPlatform implements Connector {
     const fresh = await this.ledger.takeMessageId(id, message.messageId);
     if (!fresh && this.records.has(id, message.messageId)) return;
     this.records.add(id, message, this.now().toISOString());
-    this.queueReceipts(conn, message);
+    // A group the account is not in fails as a number without an account does.
+    this.queueReceipts(conn, message, group ? !isSandboxGroupOf(conn.number ?? '', message.to) : undefined);
   }
 
-  private queueReceipts(conn: OpenConnection, message: OutboundMessage): void {
+  private queueReceipts(conn: OpenConnection, message: OutboundMessage, unreachable?: boolean): void {
     const pending = this.receipts.get(conn.instanceId) ?? [];
     this.receipts.set(conn.instanceId, pending);
-    enqueueReceipts(pending, plannedReceipts(message.messageId, message.to, this.options, performance.now()));
+    enqueueReceipts(pending, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
     this.scheduleReceipts(conn);
   }
 

@@ -1,4 +1,4 @@
-import type { OutboundMessage } from '../port';
+import type { MessageRef, OutboundMessage } from '../port';
 
 /** What the platform accepted from an instance (inspectable by tests and demos). */
 export interface SandboxSent {
@@ -7,6 +7,11 @@ export interface SandboxSent {
   to: string;
   text: string | null;
   media: { mimetype: string; filename: string | null; size: number; caption: string | null } | null;
+  /** Only on sends that carry them. */
+  location?: OutboundMessage['location'];
+  contact?: OutboundMessage['contact'];
+  reaction?: { target: MessageRef; emoji: string };
+  quoted?: MessageRef;
   acceptedAt: string;
 }
 
@@ -27,6 +32,10 @@ export class SentRecords {
       to: message.to,
       text: message.text ?? null,
       media: media ? { mimetype: media.mimetype, filename: media.filename ?? null, size: media.data.length, caption: media.caption ?? null } : null,
+      ...(message.location ? { location: message.location } : {}),
+      ...(message.contact ? { contact: message.contact } : {}),
+      ...(message.reaction ? { reaction: message.reaction } : {}),
+      ...(message.quoted ? { quoted: message.quoted } : {}),
       acceptedAt,
     });
     records.splice(0, Math.max(0, records.length - RECORDS_PER_INSTANCE));

@@ -1,0 +1,85 @@
+import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import type { InstancesClientApi } from '../instancesClient';
+import type { SessionsClientApi } from '../sessionsClient';
+import { AccessToken, COMMON_ERRORS, EXAMPLE_ID, envelope, errorResponses, IdempotencyHeaders, InstanceId } from '../schemas';
+import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo } from './sendContent';
+
+const EXAMPLE_GROUP = '120363025246125486@g.us';
+
+const GroupFields = Type.Object(
+  {
+    group_id: Type.String({
+      maxLength: 64,
+      description: 'The group: `<digits>@g.us` or `<digits>-<digits>@g.us`, as list_groups answers it (400 invalid_group_id otherwise)',
+      examples: [EXAMPLE_GROUP],
+    }),
+    ...sendContentFields,
+  },
+  { examples: [{ instance_id: EXAMPLE_ID, group_id: EXAMPLE_GROUP, type: 'text', message: 'The meeting moves to 3 pm' }] },
+);
+
+const Group = Type.Object({
+  id: Type.String({ description: 'The group id, for send_group', examples: [EXAMPLE_GROUP] }),
+  subject: Type.String({ description: "The group's name" }),
+  participants: Type.Integer({ minimum: 0, description: 'How many take part, the account included' }),
+});
+
+/** list_groups and send_group: send_group is `send` with a group id instead of a number (the same code path). */
+export const groupsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (app, { instances, sessions }) => {
+  const tags = ['Groups'];
+  app.get(
+    '/list_groups',
+    {
+      schema: {
+        tags,
+        operationId: 'listGroups',
+        summary: 'The groups the linked account takes part in',
+        description: "Asked over the instance's connection (409 not_connected otherwise): id, subject and participant count of each group.",
+        querystring: Type.Object({ instance_id: InstanceId, access_token: AccessToken }),
+        response: {
+          200: envelope({ groups: Type.Array(Group) }, { message: 'Groups', groups: [{ id: EXAMPLE_GROUP, subject: 'Team', participants: 12 }] }),
+          ...errorResponses(...COMMON_ERRORS, 404, 409),
+        },
+      },
+    },
+    async (request) => {
+      const instance = await instances.get(request.account, request.query.instance_id);
+      const { groups } = await sessions.listGroups({ instanceId: instance.instanceId });
+      return { status: 200, message: 'Groups', groups: groups.map(({ id, subject, participants }) => ({ id, subject, participants })) };
+    },
+  );
+
+  const send = (account: string, fields: Static<typeof GroupFields>, headers: Record<string, unknown>) =>
+    sendTo(sessions, account, { groupId: fields.group_id }, fields, headers);
+  const description = `Like send, to a group. ${SEND_DESCRIPTION}`;
+  app.post(
+    '/send_group',
+    {
+      schema: {
+        tags,
+        operationId: 'sendGroupMessage',
+        summary: 'Send a message to a group',
+        description,
+        headers: IdempotencyHeaders,
+        body: GroupFields,
+        response: SendResponse,
+      },
+    },
+    async (request) => send(request.account, request.body, request.headers),
+  );
+  app.get(
+    '/send_group',
+    {
+      schema: {
+        tags,
+        operationId: 'sendGroupMessageQuery',
+        summary: 'Send a message to a group (query form)',
+        description,
+        headers: IdempotencyHeaders,
+        querystring: GroupFields,
+        response: SendResponse,
+      },
+    },
+    async (request) => send(request.account, request.query, request.headers),
+  );
+};

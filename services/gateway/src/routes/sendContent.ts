@@ -1,0 +1,86 @@
+import { Type, type Static, type TObject } from '@fastify/type-provider-typebox';
+import { idempotencyKeyOf, LIMITS, SEND_CONTENT_LIMITS, SEND_TYPES, type SendRequest } from '@wagw/lib';
+import type { SessionsClientApi } from '../sessionsClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+
+/**
+ * The content fields `send` and `send_group` share. Ranges and forms are checked by the sessions service (one set of
+ * rules for HTTP and gRPC callers), so each fault answers its own code (invalid_latitude, invalid_emoji, ...) rather
+ * than the schema's generic invalid_request.
+ */
+export const sendContentFields = {
+  type: Type.Union(
+    SEND_TYPES.map((t) => Type.Literal(t)),
+    { description: 'text (message), media (media_url), location (latitude, longitude), contact (vcard), reaction (message_id, emoji)' },
+  ),
+  message: Type.Optional(Type.String({ maxLength: LIMITS.text, description: 'Text; for media, the caption' })),
+  media_url: Type.Optional(Type.String({ maxLength: LIMITS.url, description: 'http(s) URL of the media (type media)' })),
+  filename: Type.Optional(Type.String({ maxLength: LIMITS.filename, description: 'Names a document (type media)' })),
+  quoted_message_id: Type.Optional(
+    Type.String({
+      maxLength: SEND_CONTENT_LIMITS.messageId,
+      description: 'A reply: the message_id of a message of this instance in the same chat (one it sent or received); 404 message_not_found otherwise',
+      examples: ['in_4b1d0c3e2f5a6b7c8d9e0f1a'],
+    }),
+  ),
+  latitude: Type.Optional(Type.Number({ description: 'type location: degrees, -90 to 90 (400 invalid_latitude otherwise)', examples: [52.5163] })),
+  longitude: Type.Optional(Type.Number({ description: 'type location: degrees, -180 to 180 (400 invalid_longitude otherwise)', examples: [13.3777] })),
+  name: Type.Optional(Type.String({ maxLength: SEND_CONTENT_LIMITS.locationName, description: "type location: the place's name" })),
+  vcard: Type.Optional(
+    Type.String({
+      maxLength: 65_536,
+      description: `type contact: a vCard (BEGIN:VCARD … END:VCARD), at most ${SEND_CONTENT_LIMITS.vcardBytes} bytes (400 vcard_too_large beyond)`,
+    }),
+  ),
+  message_id: Type.Optional(
+    Type.String({
+      maxLength: SEND_CONTENT_LIMITS.messageId,
+      description: 'type reaction: the message_id reacted to (a message of this instance in the same chat)',
+    }),
+  ),
+  emoji: Type.Optional(Type.String({ maxLength: 64, description: 'type reaction: exactly one emoji (one grapheme: 👍, 👍🏽, 👨‍👩‍👧); 400 invalid_emoji otherwise' })),
+  instance_id: InstanceId,
+  access_token: AccessToken,
+};
+
+export type SendContentInput = Static<TObject<typeof sendContentFields>>;
+
+export const SendResponse = {
+  200: envelope({ message_id: Type.String() }, { message: 'Message accepted for sending', message_id: 'm_3a1f09c2b7d4e6f8a0b1c2d3' }),
+  ...errorResponses(...COMMON_ERRORS, 404, 409),
+};
+
+export const SEND_DESCRIPTION =
+  'Accepts the message for sending and answers its message_id at once; it is durable from then on. Delivery progress (sent, delivered, read, failed) arrives on the webhook and in the history. While the instance is disconnected, sends wait (up to 24 h). With an Idempotency-Key header, a repeat answers the same message_id and sends nothing new.';
+
+/** One send (to a number or a group): the sessions service validates, checks ownership and appends MessageAccepted. */
+export const sendTo = async (
+  sessions: SessionsClientApi,
+  account: string,
+  recipient: { to: string } | { groupId: string },
+  fields: SendContentInput,
+  headers: Record<string, unknown>,
+) => {
+  const location =
+    fields.latitude !== undefined && fields.longitude !== undefined
+      ? { latitude: fields.latitude, longitude: fields.longitude, name: fields.name ?? '' }
+      : null;
+  const request: SendRequest = {
+    account,
+    instanceId: fields.instance_id,
+    to: 'to' in recipient ? recipient.to : '',
+    groupId: 'groupId' in recipient ? recipient.groupId : '',
+    type: fields.type,
+    text: fields.message ?? '',
+    mediaUrl: fields.media_url ?? '',
+    filename: fields.filename ?? '',
+    quotedMessageId: fields.quoted_message_id ?? '',
+    location,
+    vcard: fields.vcard ?? '',
+    reactionMessageId: fields.message_id ?? '',
+    emoji: fields.emoji ?? '',
+    idempotencyKey: idempotencyKeyOf(headers) ?? '',
+  };
+  const { messageId } = await sessions.send(request);
+  return { status: 200, message: 'Message accepted for sending', message_id: messageId };
+};
