@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Curve, type proto } from '@whiskeysockets/baileys';
 import { WebSocketServer } from 'ws';
 import { ClientConnection } from './connection';
+import { inboundMediaMessage } from './inboundMedia';
 import { startMediaHost } from './mediaHost';
 import { deliver, sendServerReceipt } from './messaging';
 import { certificateChain } from './noise';
@@ -125,6 +126,7 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     clientReceipts: () => registry.clientReceipts(),
     pairingRequests: () => registry.pairingRequests(),
     sendText: (to, fromNumber, pushName, text, options) => sendMessage(to, fromNumber, pushName, { conversation: text }, options?.viaLid),
+    sendMedia: async (to, fromNumber, pushName, file) => sendMessage(to, fromNumber, pushName, await inboundMediaMessage(media, file)),
     sendReceipt: (to, fromNumber, messageId, type) => {
       for (const device of devicesOf(to)) sendServerReceipt(device, `${numberOf(fromNumber)}@${USER_SERVER}`, messageId, type);
     },

@@ -1,4 +1,5 @@
 import type { proto } from '@whiskeysockets/baileys';
+import type { InboundFile } from './inboundMedia';
 
 /**
  * How the emulator ends a client connection, and the `lastDisconnect` status code Baileys 6.17.16 reports:
@@ -149,6 +150,8 @@ export interface WaEmulator {
    */
   /** `viaLid`: from the sender's LID, with its number beside it (`sender_pn`), as WhatsApp addresses many chats now. */
   sendText(to: Target, fromNumber: string, pushName: string, text: string, options?: { viaLid?: boolean }): Promise<string>;
+  /** `fromNumber`'s phone sends a file: encrypted, stored on the loopback media host, its message carrying the key. */
+  sendMedia(to: Target, fromNumber: string, pushName: string, file: InboundFile): Promise<string>;
   /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */
   /** The pairing-code requests (companion_hello) clients sent, oldest first. */
   pairingRequests(): PairingRequest[];

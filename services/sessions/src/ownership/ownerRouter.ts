@@ -11,7 +11,17 @@ export interface OwnerOps {
   /** Sends one accepted message; 'retry' when it cannot go out now (not connected), to be offered again later. */
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
-  sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void>;
+  sandboxInbound(instanceId: string, inbound: SandboxInboundCall): Promise<void>;
+  /** A read receipt for a message the instance received (its connection sends it). */
+  markRead(instanceId: string, messageId: string): Promise<void>;
+}
+
+/** A simulated contact's message (sandbox): text, media of a kind and size, or both. */
+export interface SandboxInboundCall {
+  from: string;
+  pushName: string;
+  text: string;
+  media: { kind: string; size: number } | null;
 }
 
 type Call = { [K in keyof OwnerOps]: { op: K; instanceId: string; args: Parameters<OwnerOps[K]> } }[keyof OwnerOps];
@@ -82,8 +92,12 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'sandboxScan', instanceId, args: [instanceId, number] }) as Promise<void>;
   }
 
-  sandboxInbound(instanceId: string, from: string, pushName: string, text: string): Promise<void> {
-    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, from, pushName, text] }) as Promise<void>;
+  sandboxInbound(instanceId: string, inbound: SandboxInboundCall): Promise<void> {
+    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, inbound] }) as Promise<void>;
+  }
+
+  markRead(instanceId: string, messageId: string): Promise<void> {
+    return this.route({ op: 'markRead', instanceId, args: [instanceId, messageId] }) as Promise<void>;
   }
 
   private async route(call: Call, timeoutMs = this.requestTimeoutMs): Promise<unknown> {
@@ -146,6 +160,8 @@ export class OwnerRouter implements OwnerOps {
         return this.local.sandboxScan(...call.args);
       case 'sandboxInbound':
         return this.local.sandboxInbound(...call.args);
+      case 'markRead':
+        return this.local.markRead(...call.args);
     }
   }
 }

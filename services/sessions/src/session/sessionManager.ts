@@ -7,6 +7,11 @@ import { alreadyConnected, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { newSession, wake, type Session } from './session';
 
+export interface SessionOptions {
+  /** Send a read receipt for every inbound message as it arrives (AUTO_MARK_READ). */
+  autoMarkRead: boolean;
+}
+
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
  * starts one for a QR code, turns what it reports into events (lifecycle on the instance stream, receipts and
@@ -27,6 +32,7 @@ export class SessionManager {
     private readonly registry: InstanceRegistry,
     private readonly ownership: Ownership,
     private readonly logger: Logger,
+    private readonly options: SessionOptions = { autoMarkRead: false },
     private readonly random: () => number = Math.random,
   ) {
     registry.onReset((instanceId) => void this.reset(instanceId));
@@ -210,11 +216,20 @@ export class SessionManager {
         case 'receipt':
           return this.facts.receipt(id, event, at);
         case 'inbound':
-          return this.facts.inbound(id, event, at);
+          this.facts.inbound(id, event, at);
+          if (this.options.autoMarkRead) this.markReadNow(session, event.message.ref);
+          return;
       }
     } catch (error) {
       this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
     }
+  }
+
+  /** AUTO_MARK_READ: the sender sees blue ticks as soon as the gateway has the message. */
+  private markReadNow(session: Session, ref: string): void {
+    session.connection?.markRead(ref).catch((error: unknown) => {
+      this.logger.warn({ err: error, instanceId: session.instanceId }, 'marking an inbound message read failed');
+    });
   }
 
   private scheduleReconnect(session: Session): void {

@@ -3,6 +3,7 @@ import type { Logger } from '@wagw/lib';
 import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type NumberCheck, type OutboundMessage } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
 import { InboundQueue } from './inboundQueue';
+import { parseInboundRef } from './inboundRef';
 import type { InstanceCaches } from './instanceCaches';
 import type { InstanceAuthState } from './kvAuthState';
 import { ReceiptReporter } from './receiptReporter';
@@ -114,6 +115,14 @@ export class BaileysConnection implements Connection {
     const sock = this.sock;
     if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
     return this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers);
+  }
+
+  /** A read receipt for a received message (by the key it came with), as WhatsApp Web sends when a chat is opened. */
+  async markRead(ref: string): Promise<void> {
+    const sock = this.sock;
+    if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
+    const { key } = parseInboundRef(ref);
+    await sock.readMessages([{ remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) }]);
   }
 
   /** A pairing code for `number`: only while QR codes show (the socket is open and not linked yet). */

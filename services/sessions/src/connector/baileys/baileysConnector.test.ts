@@ -52,6 +52,12 @@ class FakeSocket implements WaSocket {
   constructor(readonly config: UserFacingSocketConfig) {}
 
   readonly pairingRequests: string[] = [];
+  /** The keys of every read receipt sent. */
+  readonly reads: WAMessageKey[] = [];
+
+  async readMessages(keys: WAMessageKey[]): Promise<void> {
+    this.reads.push(...keys);
+  }
 
   async requestPairingCode(phoneNumber: string): Promise<string> {
     this.pairingRequests.push(phoneNumber);
@@ -455,7 +461,7 @@ describe('the baileys connector', () => {
     ];
     last().emit('messages.upsert', { messages, type: 'notify' });
     const inbound = events.flatMap((e) => (e.type === 'inbound' ? [e.message] : []));
-    const base = { from: '15550002222', pushName: 'Bob', timestamp: new Date(1_700_000_000_000).toISOString() };
+    const base = { from: '15550002222', pushName: 'Bob', timestamp: new Date(1_700_000_000_000).toISOString(), ref: expect.any(String) };
     expect(inbound).toEqual([
       { ...base, platformMessageId: messages[0]!.key.id, text: 'hi', media: null },
       { ...base, platformMessageId: messages[1]!.key.id, text: 'a link https://x.y', media: null },
@@ -463,6 +469,22 @@ describe('the baileys connector', () => {
       { ...base, platformMessageId: messages[3]!.key.id, text: null, media: { mimetype: 'application/pdf', filename: 'a.pdf', size: 99 } },
       { ...base, platformMessageId: messages[4]!.key.id, text: 'disappearing', media: null },
     ]);
+  });
+
+  it('marks a received message read with the key it came with (its chat as WhatsApp named it), only while connected', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    const key = { remoteJid: '222222222222222@lid', remoteJidAlt: '15550004444@s.whatsapp.net', fromMe: false, id: 'R1' };
+    last().emit('messages.upsert', { type: 'notify', messages: [{ key, message: { conversation: 'read me' }, messageTimestamp: 1_700_000_000 }] });
+    await settle();
+    const inbound = events.flatMap((e) => (e.type === 'inbound' ? [e.message] : []));
+    expect(inbound).toHaveLength(1);
+    await connection.markRead(inbound[0]!.ref);
+    expect(last().reads).toEqual([{ remoteJid: '222222222222222@lid', id: 'R1', fromMe: false }]);
+    await expect(connection.markRead('{"sandbox":true}')).rejects.toThrow('not a WhatsApp message reference');
+    await connection.close();
+    await expect(connection.markRead(inbound[0]!.ref)).rejects.toThrow('not connected');
   });
 
   it('reports a chat addressed by LID as the number it maps to, in order, and one with an unknown LID from its LID', async () => {
@@ -518,6 +540,7 @@ describe('the baileys connector', () => {
           pushName: null,
           text: 'while you were away',
           media: null,
+          ref: expect.any(String),
           timestamp: new Date(1_700_000_000_000).toISOString(),
         },
       },

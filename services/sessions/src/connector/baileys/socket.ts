@@ -10,6 +10,7 @@ import makeWASocket, {
   type proto,
   type UserFacingSocketConfig,
   type WAMessage,
+  type WAMessageKey,
 } from '@whiskeysockets/baileys';
 import type { InstanceAuthState } from './kvAuthState';
 import type { InstanceCaches } from './instanceCaches';
@@ -41,6 +42,8 @@ export interface WaSocket {
   sendMessage(jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions): Promise<WAMessage | undefined>;
   /** Which of the numbers (as jids) have an account; the others are left out of the answer. */
   onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
+  /** Sends read receipts for received messages (`read`, or `read-self` when the account hides its read receipts). */
+  readMessages(keys: WAMessageKey[]): Promise<void>;
   /** Sends the pairing request for `phoneNumber` (digits) and answers the code to type on that phone. */
   requestPairingCode(phoneNumber: string): Promise<string>;
   logout(msg?: string): Promise<void>;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
+import { inboundRefOf } from './inboundRef';
 
 const USER_SERVER = '@s.whatsapp.net';
 const LID_SERVER = '@lid';
@@ -86,10 +87,10 @@ interface MediaOf {
 }
 
 const mediaOf = (content: proto.IMessage): MediaOf | null => {
-  const { imageMessage: image, videoMessage: video, audioMessage: audio, documentMessage: document } = content;
-  const found = image ?? video ?? audio ?? document;
+  const { imageMessage: image, videoMessage: video, audioMessage: audio, documentMessage: document, stickerMessage: sticker } = content;
+  const found = image ?? video ?? audio ?? document ?? sticker;
   if (!found) return null;
-  const fallback = image ? 'image/jpeg' : video ? 'video/mp4' : audio ? 'audio/ogg' : 'application/octet-stream';
+  const fallback = image ? 'image/jpeg' : video ? 'video/mp4' : audio ? 'audio/ogg' : sticker ? 'image/webp' : 'application/octet-stream';
   return {
     mimetype: nonEmpty(found.mimetype) ?? fallback,
     filename: nonEmpty(document?.fileName),
@@ -138,5 +139,6 @@ export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()
     text,
     media: media ? { mimetype: media.mimetype, filename: media.filename, size: media.size } : null,
     timestamp: (seconds > 0 ? new Date(seconds * 1000) : now()).toISOString(),
+    ref: inboundRefOf(message),
   };
 };

@@ -1,8 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Connection, ConnectionEvent, Connector, InboundMessage, OutboundMessage } from '../port';
+import {
+  MediaUnavailable,
+  type Connection,
+  type ConnectionEvent,
+  type Connector,
+  type InboundMessage,
+  type MediaDownload,
+  type OutboundMessage,
+} from '../port';
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
+import { parseRef, READ_MARKS_KEPT, type SandboxReadMark, type SandboxRef } from './sandboxRef';
+import { sandboxMediaFile, sandboxMediaInfo, type SandboxMediaRef } from './sandboxMedia';
 import { SentRecords, type SandboxSent } from './sentRecords';
 
 export interface SandboxOptions {
@@ -22,8 +32,9 @@ export interface SandboxOptions {
   ledger?: SandboxLedger;
 }
 
-/** An inbound message to inject; the platform fills in its id and timestamp unless given. */
-export type SandboxInbound = Omit<InboundMessage, 'platformMessageId' | 'timestamp'> & Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>>;
+/** An inbound message to inject; the platform fills in its id and timestamp unless given, and makes its media file. */
+export type SandboxInbound = Pick<InboundMessage, 'from' | 'pushName' | 'text'> &
+  Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>> & { media: Omit<SandboxMediaRef, 'seed'> | null };
 
 type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
@@ -59,6 +70,7 @@ export class SandboxPlatform implements Connector {
   private readonly open = new Map<string, OpenConnection>();
   private readonly receipts = new Map<string, PendingReceipt[]>();
   private readonly records = new SentRecords();
+  private readonly readMarks = new Map<string, SandboxReadMark[]>();
   private readonly ledger: SandboxLedger;
   private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
   private readonly now: () => Date;
@@ -116,9 +128,29 @@ export class SandboxPlatform implements Connector {
           return { number, exists, jid: exists ? `${number}@s.whatsapp.net` : null };
         });
       },
+      markRead: async (ref) => {
+        if (conn.stage !== 'connected') throw new Error(`Instance ${instanceId} is not connected to the sandbox`);
+        const { platformMessageId, from } = parseRef(ref);
+        const marks = this.readMarks.get(instanceId) ?? [];
+        this.readMarks.set(instanceId, marks);
+        marks.push({ platformMessageId, from, at: this.now().toISOString() });
+        if (marks.length > READ_MARKS_KEPT) marks.shift();
+      },
       logout: () => this.logout(conn),
       close: async () => this.end(conn),
     };
+  }
+
+  /** The file of a simulated contact's message, made from its ref (any replica serves the same bytes). */
+  async downloadMedia(ref: string, maxBytes: number): Promise<MediaDownload> {
+    const { media } = parseRef(ref);
+    if (!media) throw new MediaUnavailable('no_media', 'The message has no media');
+    return sandboxMediaFile(media, maxBytes);
+  }
+
+  /** The read receipts the instance sent (mark_read, or automatic ones), oldest first (the latest 1,000). */
+  readMarksOf(instanceId: string): SandboxReadMark[] {
+    return [...(this.readMarks.get(instanceId) ?? [])];
   }
 
   /** Forgets the instance's link (its credentials are gone): the next connection shows a QR code. */
@@ -151,13 +183,17 @@ export class SandboxPlatform implements Connector {
   inject(instanceId: string, inbound: SandboxInbound): InboundMessage {
     const conn = this.connected(instanceId);
     if (!isDigits(inbound.from)) throw new Error(`The sender must be international digits without '+', got '${inbound.from}'`);
+    const platformMessageId = inbound.platformMessageId ?? newPlatformMessageId();
+    const media = inbound.media ? { ...inbound.media, seed: platformMessageId } : null;
+    const ref: SandboxRef = { sandbox: true, platformMessageId, from: inbound.from, media };
     const message: InboundMessage = {
-      platformMessageId: inbound.platformMessageId ?? newPlatformMessageId(),
+      platformMessageId,
       from: inbound.from,
       pushName: inbound.pushName,
       text: inbound.text,
-      media: inbound.media,
+      media: media ? sandboxMediaInfo(media) : null,
       timestamp: inbound.timestamp ?? this.now().toISOString(),
+      ref: JSON.stringify(ref),
     };
     conn.emit({ type: 'inbound', message });
     return message;

@@ -1,0 +1,24 @@
+import type { SandboxMediaRef } from './sandboxMedia';
+
+/** What the sandbox keeps of an inbound message (its `ref`): who sent it, and its media. */
+export interface SandboxRef {
+  sandbox: true;
+  platformMessageId: string;
+  from: string;
+  media: SandboxMediaRef | null;
+}
+
+/** A read receipt an instance sent for a message a simulated contact wrote. */
+export interface SandboxReadMark {
+  platformMessageId: string;
+  from: string;
+  at: string;
+}
+
+export const READ_MARKS_KEPT = 1_000;
+
+export const parseRef = (raw: string): SandboxRef => {
+  const ref = JSON.parse(raw) as Partial<SandboxRef>;
+  if (ref.sandbox !== true || typeof ref.platformMessageId !== 'string' || typeof ref.from !== 'string') throw new Error('not a sandbox message reference');
+  return { sandbox: true, platformMessageId: ref.platformMessageId, from: ref.from, media: ref.media ?? null };
+};
