@@ -26,6 +26,11 @@ export interface SessionsConfig extends NatsSettings {
    * switch: blue ticks tell contacts a machine reads them, which is a choice of the operator's use case, not per call.
    */
   autoMarkRead: boolean;
+  /**
+   * How long an instance's sends wait after WhatsApp refused one as restricted without naming the end
+   * (SEND_RESTRICTED_PAUSE_MS, default an hour); then one send probes. A named end is waited for as it is.
+   */
+  restrictedPauseMs: number;
   mediaTimeoutMs: number;
   allowPrivateNetworks: boolean;
   /** This replica's name in the instance leases (unique per process). */
@@ -67,6 +72,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
     mediaDownloadMaxBytes: mediaDownloadCap(envInt(env, 'MEDIA_DOWNLOAD_MAX_BYTES', 16 * 1024 * 1024)),
     autoMarkRead: envBool(env, 'AUTO_MARK_READ', false),
+    restrictedPauseMs: envInt(env, 'SEND_RESTRICTED_PAUSE_MS', 3_600_000),
     allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),
     replicaId: envString(env, 'SESSIONS_REPLICA_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
     leaseTtlMs: envInt(env, 'LEASE_TTL_MS', 10_000),

@@ -67,7 +67,10 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     );
     await ownership.start();
     const refs = await InboundRefStore.open(nats);
-    const sessions = new SessionManager(connector, new FactWriter(events, refs, logger), registry, ownership, logger, { autoMarkRead: config.autoMarkRead });
+    const sessions = new SessionManager(connector, new FactWriter(events, refs, logger), registry, ownership, logger, {
+      autoMarkRead: config.autoMarkRead,
+      restrictedPauseMs: config.restrictedPauseMs,
+    });
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
     const dispatcher = new Dispatcher(events, sessions, registry, media, logger, {
       pacingMs: config.pacingMs,

@@ -64,6 +64,9 @@ export interface NumberCheck {
 
 export type ReceiptStatus = 'sent' | 'delivered' | 'read' | 'failed';
 
+/** The `failed` receipt's reason for a send refused because the account is restricted (both adapters). */
+export const ACCOUNT_RESTRICTED = 'account_restricted';
+
 /** The `failed` receipt's reason for a recipient without an account on the platform (both adapters). */
 export const RECIPIENT_NOT_ON_PLATFORM = 'recipient_not_on_platform';
 
@@ -76,6 +79,10 @@ export type ConnectionEvent =
   | { type: 'logged_out'; reason: string }
   | { type: 'failed'; reason: string }
   | { type: 'receipt'; messageId: string; status: ReceiptStatus; reason?: string }
+  /** The platform refuses the account's sends (WhatsApp's 463); `until` (ISO time) when it said when that ends. */
+  | { type: 'restricted'; until: string | null }
+  /** The platform accepts the account's sends again. */
+  | { type: 'unrestricted' }
   | { type: 'inbound'; message: InboundMessage };
 
 export interface Connection {

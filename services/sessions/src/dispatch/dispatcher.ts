@@ -22,6 +22,8 @@ export interface Connections {
   connected(instanceId: string): Connection | null;
   /** Remembers who a message went to, for its receipts. */
   sending(messageId: string, to: string): void;
+  /** Whether the instance's sends wait now (WhatsApp restricted the account). */
+  sendsPaused(instanceId: string): boolean;
 }
 
 /** Where a send goes out: here, or on the replica holding the instance's lease (see OwnerRouter). */
@@ -125,7 +127,8 @@ export class Dispatcher {
       if (facts?.blockedReason) return await this.fail(instanceId, accepted, `instance_${facts.blockedReason}`);
       if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, accepted, 'expired');
       const connection = this.sessions.connected(instanceId);
-      if (!connection) return 'retry';
+      // A restricted account's sends wait (queued, not failed): sending on would deepen the restriction.
+      if (!connection || this.sessions.sendsPaused(instanceId)) return 'retry';
       const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       let media;

@@ -7,6 +7,7 @@ import { parseInboundRef } from './inboundRef';
 import type { InstanceCaches } from './instanceCaches';
 import type { InstanceAuthState } from './kvAuthState';
 import { ReceiptReporter } from './receiptReporter';
+import { RestrictionWatch } from './restrictionWatch';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
 import { isRecipientUnknown, jidOf, numberOf, outboundContent, waMessageIdFor } from './waMessages';
@@ -55,11 +56,13 @@ export class BaileysConnection implements Connection {
   private showingQr = false;
   private readonly receipts: ReceiptReporter;
   private readonly inbound: InboundQueue;
+  private readonly restriction: RestrictionWatch;
 
   constructor(private readonly parts: ConnectionParts) {
     const emit = (event: ConnectionEvent): void => this.emit(event);
     this.receipts = new ReceiptReporter({ ...parts, emit });
     this.inbound = new InboundQueue(emit, parts.logger);
+    this.restriction = new RestrictionWatch(emit, parts.logger);
   }
 
   start(): void {
@@ -161,6 +164,7 @@ export class BaileysConnection implements Connection {
 
   private onConnectionUpdate(sock: WaSocket, update: BaileysEventMap['connection.update']): void {
     if (!this.current(sock)) return;
+    if (update.reachoutTimeLock) this.restriction.onTimelock(update.reachoutTimeLock);
     if (update.qr) {
       this.showingQr = true;
       this.emit({ type: 'qr', qr: update.qr });
@@ -228,7 +232,9 @@ export class BaileysConnection implements Connection {
   }
 
   private onAck(sock: WaSocket, node: BinaryNode): void {
-    if (this.current(sock)) this.receipts.onAck(node);
+    if (!this.current(sock)) return;
+    this.receipts.onAck(node);
+    this.restriction.onAck(sock, node);
   }
 
   private current(sock: WaSocket): boolean {

@@ -59,6 +59,13 @@ class FakeSocket implements WaSocket {
     this.reads.push(...keys);
   }
 
+  timelockQueries = 0;
+
+  async fetchAccountReachoutTimelock(): Promise<unknown> {
+    this.timelockQueries += 1;
+    return {};
+  }
+
   async requestPairingCode(phoneNumber: string): Promise<string> {
     this.pairingRequests.push(phoneNumber);
     return 'ABCD1234';
@@ -468,6 +475,42 @@ describe('the baileys connector', () => {
       { ...base, platformMessageId: messages[2]!.key.id, text: 'a photo', media: { mimetype: 'image/jpeg', filename: null, size: 1234 } },
       { ...base, platformMessageId: messages[3]!.key.id, text: null, media: { mimetype: 'application/pdf', filename: 'a.pdf', size: 99 } },
       { ...base, platformMessageId: messages[4]!.key.id, text: 'disappearing', media: null },
+    ]);
+  });
+
+  it('fails a send WhatsApp refuses with 463 as account_restricted, reports the restriction with its end, and its end', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    await connection.send(message());
+    last().ack({ id: waMessageIdFor('msg-1'), error: '463' });
+    await settle();
+    // The restriction is reported at once; the receipt once its id is mapped back to ours.
+    expect(events.filter((e) => e.type !== 'connected')).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'receipt', messageId: 'msg-1', status: 'failed', reason: 'account_restricted' },
+    ]);
+    expect(last().timelockQueries).toBe(1);
+    const until = new Date('2026-12-01T00:00:00.000Z');
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
+    last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
+    expect(events.filter((e) => e.type === 'restricted' || e.type === 'unrestricted')).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'restricted', until: until.toISOString() },
+      { type: 'unrestricted' },
+    ]);
+    // Restricted again by a 463, then a send WhatsApp takes: the restriction is over.
+    await connection.send(message({ messageId: 'msg-2' }));
+    last().ack({ id: waMessageIdFor('msg-2'), error: '463' });
+    await connection.send(message({ messageId: 'msg-3' }));
+    last().ack({ id: waMessageIdFor('msg-3') });
+    await settle();
+    expect(events.slice(-4)).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'receipt', messageId: 'msg-2', status: 'failed', reason: 'account_restricted' },
+      { type: 'unrestricted' },
+      { type: 'receipt', messageId: 'msg-3', status: 'sent' },
     ]);
   });
 

@@ -44,6 +44,8 @@ export interface WaSocket {
   onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
   /** Sends read receipts for received messages (`read`, or `read-self` when the account hides its read receipts). */
   readMessages(keys: WAMessageKey[]): Promise<void>;
+  /** Asks WhatsApp whether the account is restricted and until when; answered as a `reachoutTimeLock` connection update. */
+  fetchAccountReachoutTimelock(): Promise<unknown>;
   /** Sends the pairing request for `phoneNumber` (digits) and answers the code to type on that phone. */
   requestPairingCode(phoneNumber: string): Promise<string>;
   logout(msg?: string): Promise<void>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
-import type { InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
+import { ACCOUNT_RESTRICTED, type InboundMessage, type OutboundMessage, type ReceiptStatus } from '../port';
 import { inboundRefOf } from './inboundRef';
 
 const USER_SERVER = '@s.whatsapp.net';
@@ -64,8 +64,14 @@ const RECEIPTS: Partial<Record<proto.WebMessageInfo.Status, ReceiptStatus>> = {
 export const receiptOf = (status: number | null | undefined): ReceiptStatus | null =>
   status === null || status === undefined ? null : (RECEIPTS[status as proto.WebMessageInfo.Status] ?? null);
 
+/** WhatsApp's answer to a send from a restricted account (an ack with error="463"). */
+export const ACCOUNT_RESTRICTED_CODE = '463';
+
 /** The reason a platform error code gives a failed message. */
-export const platformErrorReason = (code: string | null | undefined): string => (code ? `platform_error_${code}` : 'platform_error');
+export const platformErrorReason = (code: string | null | undefined): string => {
+  if (code === ACCOUNT_RESTRICTED_CODE) return ACCOUNT_RESTRICTED;
+  return code ? `platform_error_${code}` : 'platform_error';
+};
 
 /**
  * Whether `sendMessage` failed because the recipient has no WhatsApp account: the pre-key fetch for a number that is
