@@ -1,5 +1,6 @@
 import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from '@whiskeysockets/baileys';
 import type { MediaHost } from './mediaHost';
+import { timelockAnswer } from './restrictions';
 import { LID_SERVER, USER_SERVER, numberOf, type PairedDevice, type Registry } from './registry';
 
 const SERVER = 's.whatsapp.net';
@@ -163,6 +164,11 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
       break;
     case 'w:stats':
       return iqResult(request);
+    case 'w:mex': {
+      const answer = timelockAnswer(request, registry.restrictions.of(device.number));
+      if (answer) return answer;
+      break;
+    }
     default:
       break;
   }

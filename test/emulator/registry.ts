@@ -1,8 +1,19 @@
 import { createHash } from 'node:crypto';
 import { Curve, jidDecode, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
+import { Restrictions } from './restrictions';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
-import type { ClientReceipt, PairingRequest, ConnectionInfo, KickReason, PairedDeviceInfo, ReceiptDelays, ReceivedMessage, WaEmulatorOptions } from './types';
+import type {
+  ClientReceipt,
+  PairingRequest,
+  ConnectionInfo,
+  KickReason,
+  PairedDeviceInfo,
+  ReceiptDelays,
+  ReceivedMessage,
+  RefusedSend,
+  WaEmulatorOptions,
+} from './types';
 
 /** A live client connection, as the rest of the emulator drives it. */
 export interface DeviceLink {
@@ -55,6 +66,8 @@ export class Registry {
   readonly receivedWaiters = new Waiters<ReceivedMessage>('received message');
   readonly connectionWaiters = new Waiters<ConnectionInfo>('connection');
   readonly receipts: ReceiptDelays;
+  /** Numbers whose sends are refused with 463 (`restrict`). */
+  readonly restrictions = new Restrictions();
   private readonly users = new Map<string, FakeUser>();
   private readonly accounts = new Map<string, KeyPair>();
   private readonly lastDeviceId = new Map<string, number>();
@@ -63,6 +76,7 @@ export class Registry {
   private readonly receivedLog: ReceivedMessage[] = [];
   private readonly receiptLog: ClientReceipt[] = [];
   private readonly pairingLog: PairingRequest[] = [];
+  private readonly refusalLog: RefusedSend[] = [];
   private messageSequence = 0;
 
   constructor(
@@ -143,6 +157,15 @@ export class Registry {
   addReceipt(receipt: ClientReceipt): void {
     this.receiptLog.push(receipt);
     if (this.receiptLog.length > MAX_RECEIPTS) this.receiptLog.shift();
+  }
+
+  addRefusal(refusal: RefusedSend): void {
+    this.refusalLog.push(refusal);
+    if (this.refusalLog.length > MAX_RECEIPTS) this.refusalLog.shift();
+  }
+
+  refusals(): RefusedSend[] {
+    return [...this.refusalLog];
   }
 
   addPairingRequest(request: PairingRequest): void {

@@ -126,6 +126,15 @@ export interface ClientReceipt {
   at: number;
 }
 
+/** A send the server refused (a nack): a restricted account's (463). */
+export interface RefusedSend {
+  id: string;
+  fromNumber: string;
+  to: string;
+  error: string;
+  at: number;
+}
+
 export interface WaEmulator {
   /** `ws://127.0.0.1:PORT/ws/chat`: Baileys' `waWebSocketUrl` (the connector's WA_WEBSOCKET_URL). */
   readonly url: string;
@@ -150,6 +159,16 @@ export interface WaEmulator {
    */
   /** `viaLid`: from the sender's LID, with its number beside it (`sender_pn`), as WhatsApp addresses many chats now. */
   sendText(to: Target, fromNumber: string, pushName: string, text: string, options?: { viaLid?: boolean }): Promise<string>;
+  /**
+   * WhatsApp restricts `number`'s account: its sends are answered with a 463 nack (`refusals()`), and its timelock
+   * query names the end. With `untilMs` (an end WhatsApp names) its connected devices are told at once, as WhatsApp
+   * pushes a timelock notification; past that end the restriction is over.
+   */
+  restrict(number: string, options?: { untilMs?: number }): void;
+  /** Lifts the restriction; connected devices get the timelock notification saying so. */
+  unrestrict(number: string): void;
+  /** The sends refused so far, oldest first. */
+  refusals(): RefusedSend[];
   /** `fromNumber`'s phone sends a file: encrypted, stored on the loopback media host, its message carrying the key. */
   sendMedia(to: Target, fromNumber: string, pushName: string, file: InboundFile): Promise<string>;
   /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */

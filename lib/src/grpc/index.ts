@@ -37,6 +37,7 @@ export type { InstanceRequest } from '../generated/wagw/sessions/v1/InstanceRequ
 export type { ReconnectResponse__Output as ReconnectMessage } from '../generated/wagw/sessions/v1/ReconnectResponse';
 export type { SendRequest } from '../generated/wagw/sessions/v1/SendRequest';
 export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxScanRequest';
+export type { SandboxRestrictRequest } from '../generated/wagw/sessions/v1/SandboxRestrictRequest';
 export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';
 export type { MessageRequest } from '../generated/wagw/sessions/v1/MessageRequest';

@@ -17,6 +17,7 @@ import {
   type ReconnectMessage,
   type SandboxInboundRequest,
   type SandboxMessage,
+  type SandboxRestrictRequest,
   type SandboxScanRequest,
   type SendRequest,
   type SendUsageMessage,
@@ -42,6 +43,8 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     send: async (request: SendRequest) => ({ messageId: await sends.send(request) }),
     sandboxScan: (request: SandboxScanRequest) => callUnary<SandboxScanRequest, SandboxMessage>(client.SandboxScan.bind(client), request, 10_000),
     sandboxInbound: (request: SandboxInboundRequest) => callUnary<SandboxInboundRequest, SandboxMessage>(client.SandboxInbound.bind(client), request, 10_000),
+    sandboxRestrict: (request: SandboxRestrictRequest) =>
+      callUnary<SandboxRestrictRequest, SandboxMessage>(client.SandboxRestrict.bind(client), request, 10_000),
     markRead: (request: MessageRequest) => callUnary<MessageRequest, MarkReadMessage>(client.MarkRead.bind(client), request, timeoutMs),
     getMedia: (request: MessageRequest) => callUnary<MessageRequest, MediaMessage>(client.GetMedia.bind(client), request, timeoutMs),
     sendUsage: (request: InstanceRequest) => callUnary<InstanceRequest, SendUsageMessage>(client.SendUsage.bind(client), request, 5_000),

@@ -69,4 +69,31 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       return { status: 200, message: 'Delivered to the instance', success: true };
     },
   );
+
+  app.get(
+    '/sandbox/restrict',
+    {
+      schema: {
+        tags,
+        operationId: 'sandboxRestrict',
+        summary: "Sandbox: WhatsApp restricts the instance's account (or lifts it)",
+        description:
+          'Like WhatsApp answering sends with 463: the next send fails with `account_restricted`, the instance shows `restricted` in status, an `instance.restricted` webhook goes out, and later sends wait. `seconds`: when it ends (announced at once, as WhatsApp does); without it the end is unknown. `lift=true` ends it.',
+        querystring: Type.Object({
+          instance_id: InstanceId,
+          seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, description: 'When the restriction ends, from now' })),
+          lift: Type.Optional(Type.Boolean({ description: 'Lift the restriction instead' })),
+          access_token: AccessToken,
+        }),
+        response: Ok,
+      },
+    },
+    async (request) => {
+      const { seconds, lift = false } = request.query;
+      if (lift && seconds !== undefined) throw invalidArgument('invalid_restriction', 'Give seconds or lift=true, not both');
+      const instance = await instances.get(request.account, request.query.instance_id);
+      await sessions.sandboxRestrict({ instanceId: instance.instanceId, seconds: seconds ?? 0, lift });
+      return { status: 200, message: lift ? 'Restriction lifted' : 'Restricted', success: true };
+    },
+  );
 };

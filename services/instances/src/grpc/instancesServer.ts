@@ -7,7 +7,7 @@ import {
   type InstancesHandlers,
   type Logger,
 } from '@wagw/lib';
-import type { ExistingInstance } from '@wagw/lib';
+import { activeRestriction, type ExistingInstance } from '@wagw/lib';
 import type { HistoryFilters, InstancesService } from '../application';
 import { eventsJson, eventsNdjson } from './historyJson';
 
@@ -21,7 +21,14 @@ export const toInstanceMessage = (instance: ExistingInstance, version: number): 
   linkedNumber: instance.linkedNumber ?? '',
   lastDisconnectReason: instance.lastDisconnectReason ?? '',
   version,
+  restriction: restrictionMessage(instance),
 });
+
+/** The restriction while it holds (status shows none once its end passed or it was lifted). */
+const restrictionMessage = (instance: ExistingInstance): { since: string; until: string } | null => {
+  const restriction = activeRestriction(instance, Date.now());
+  return restriction ? { since: restriction.since, until: restriction.until ?? '' } : null;
+};
 
 /** Maps the gRPC contract onto the use cases; no rule lives here. */
 export const instancesHandlers = (service: InstancesService, logger: Logger): InstancesHandlers => ({

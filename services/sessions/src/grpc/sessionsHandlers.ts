@@ -52,6 +52,11 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, inb
     await owner.sandboxInbound(r.instanceId, { from: r.from, pushName: r.pushName, text: r.text, media });
     return { success: true };
   }),
+  SandboxRestrict: unaryHandler(logger, 'SandboxRestrict', async (r) => {
+    assertInstanceId(r.instanceId);
+    await owner.sandboxRestrict(r.instanceId, r.seconds > 0 ? Date.now() + r.seconds * 1000 : null, r.lift);
+    return { success: true };
+  }),
   MarkRead: unaryHandler(logger, 'MarkRead', async (r) => {
     assertInstanceId(r.instanceId);
     assertInboundMessageId(r.messageId);

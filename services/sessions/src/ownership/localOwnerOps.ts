@@ -43,6 +43,11 @@ export const localOwnerOps = (
         throw conflict('no_qr_waiting', error instanceof Error ? error.message : 'No QR code is waiting to be scanned');
       }
     },
+    sandboxRestrict: async (instanceId, untilMs, lift) => {
+      const platform = sandboxOnly();
+      if (lift) platform.lift(instanceId);
+      else platform.restrict(instanceId, untilMs);
+    },
     markRead: (instanceId, messageId) => markRead(refs, sessions.connected(instanceId), instanceId, messageId, logger),
     sandboxInbound: async (instanceId, { from, pushName, text, media }) => {
       const platform = sandboxOnly();

@@ -12,6 +12,8 @@ export interface OwnerOps {
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<'done' | 'retry'>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
   sandboxInbound(instanceId: string, inbound: SandboxInboundCall): Promise<void>;
+  /** Sandbox: restrict the instance's account until `untilMs` (null: no known end), or lift (`lift`). */
+  sandboxRestrict(instanceId: string, untilMs: number | null, lift: boolean): Promise<void>;
   /** A read receipt for a message the instance received (its connection sends it). */
   markRead(instanceId: string, messageId: string): Promise<void>;
 }
@@ -96,6 +98,10 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, inbound] }) as Promise<void>;
   }
 
+  sandboxRestrict(instanceId: string, untilMs: number | null, lift: boolean): Promise<void> {
+    return this.route({ op: 'sandboxRestrict', instanceId, args: [instanceId, untilMs, lift] }) as Promise<void>;
+  }
+
   markRead(instanceId: string, messageId: string): Promise<void> {
     return this.route({ op: 'markRead', instanceId, args: [instanceId, messageId] }) as Promise<void>;
   }
@@ -162,6 +168,8 @@ export class OwnerRouter implements OwnerOps {
         return this.local.sandboxInbound(...call.args);
       case 'markRead':
         return this.local.markRead(...call.args);
+      case 'sandboxRestrict':
+        return this.local.sandboxRestrict(...call.args);
     }
   }
 }

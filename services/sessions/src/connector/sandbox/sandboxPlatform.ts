@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  ACCOUNT_RESTRICTED,
   MediaUnavailable,
   type Connection,
   type ConnectionEvent,
@@ -11,8 +12,9 @@ import {
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
-import { parseRef, READ_MARKS_KEPT, type SandboxReadMark, type SandboxRef } from './sandboxRef';
+import { parseRef, ReadMarks, type SandboxReadMark, type SandboxRef } from './sandboxRef';
 import { sandboxMediaFile, sandboxMediaInfo, type SandboxMediaRef } from './sandboxMedia';
+import { SandboxRestrictions } from './sandboxRestrictions';
 import { SentRecords, type SandboxSent } from './sentRecords';
 
 export interface SandboxOptions {
@@ -70,7 +72,8 @@ export class SandboxPlatform implements Connector {
   private readonly open = new Map<string, OpenConnection>();
   private readonly receipts = new Map<string, PendingReceipt[]>();
   private readonly records = new SentRecords();
-  private readonly readMarks = new Map<string, SandboxReadMark[]>();
+  private readonly readMarks = new ReadMarks();
+  private readonly restrictions = new SandboxRestrictions();
   private readonly ledger: SandboxLedger;
   private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
   private readonly now: () => Date;
@@ -131,10 +134,7 @@ export class SandboxPlatform implements Connector {
       markRead: async (ref) => {
         if (conn.stage !== 'connected') throw new Error(`Instance ${instanceId} is not connected to the sandbox`);
         const { platformMessageId, from } = parseRef(ref);
-        const marks = this.readMarks.get(instanceId) ?? [];
-        this.readMarks.set(instanceId, marks);
-        marks.push({ platformMessageId, from, at: this.now().toISOString() });
-        if (marks.length > READ_MARKS_KEPT) marks.shift();
+        this.readMarks.add(instanceId, { platformMessageId, from, at: this.now().toISOString() });
       },
       logout: () => this.logout(conn),
       close: async () => this.end(conn),
@@ -150,7 +150,7 @@ export class SandboxPlatform implements Connector {
 
   /** The read receipts the instance sent (mark_read, or automatic ones), oldest first (the latest 1,000). */
   readMarksOf(instanceId: string): SandboxReadMark[] {
-    return [...(this.readMarks.get(instanceId) ?? [])];
+    return this.readMarks.of(instanceId);
   }
 
   /** Forgets the instance's link (its credentials are gone): the next connection shows a QR code. */
@@ -197,6 +197,23 @@ export class SandboxPlatform implements Connector {
     };
     conn.emit({ type: 'inbound', message });
     return message;
+  }
+
+  /**
+   * WhatsApp restricts the instance's account: its sends fail (`account_restricted`) until `untilMs`, if given, or
+   * `lift`. A known end is announced at once (WhatsApp pushes it); an unknown one shows at the next send.
+   */
+  restrict(instanceId: string, untilMs: number | null): void {
+    this.restrictions.set(instanceId, untilMs);
+    const conn = this.open.get(instanceId);
+    if (untilMs !== null && conn?.stage === 'connected') this.tellRestricted(conn);
+  }
+
+  /** Lifts the instance's restriction; its connection hears so. */
+  lift(instanceId: string): void {
+    this.restrictions.lift(instanceId);
+    const conn = this.open.get(instanceId);
+    if (this.restrictions.untell(instanceId) && conn?.stage === 'connected') conn.emit({ type: 'unrestricted' });
   }
 
   /** The network drops the instance's open connection: it reports `disconnected` and closes; the link stays. */
@@ -255,10 +272,23 @@ export class SandboxPlatform implements Connector {
     // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event
     // store keeps each once.
+    if (this.restrictions.holds(id)) {
+      this.tellRestricted(conn);
+      this.later(conn, this.options.sentDelayMs, () =>
+        conn.emit({ type: 'receipt', messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED }),
+      );
+      return;
+    }
+    if (this.restrictions.untell(id)) conn.emit({ type: 'unrestricted' });
     const fresh = await this.ledger.takeMessageId(id, message.messageId);
     if (!fresh && this.records.has(id, message.messageId)) return;
     this.records.add(id, message, this.now().toISOString());
     this.queueReceipts(conn, message);
+  }
+
+  private tellRestricted(conn: OpenConnection): void {
+    this.restrictions.tell(conn.instanceId);
+    conn.emit({ type: 'restricted', until: this.restrictions.endOf(conn.instanceId) });
   }
 
   private queueReceipts(conn: OpenConnection, message: OutboundMessage): void {

@@ -15,7 +15,23 @@ export interface SandboxReadMark {
   at: string;
 }
 
-export const READ_MARKS_KEPT = 1_000;
+const READ_MARKS_KEPT = 1_000;
+
+/** The read receipts instances sent, per instance, the latest 1,000 each. */
+export class ReadMarks {
+  private readonly byInstance = new Map<string, SandboxReadMark[]>();
+
+  add(instanceId: string, mark: SandboxReadMark): void {
+    const marks = this.byInstance.get(instanceId) ?? [];
+    this.byInstance.set(instanceId, marks);
+    marks.push(mark);
+    if (marks.length > READ_MARKS_KEPT) marks.shift();
+  }
+
+  of(instanceId: string): SandboxReadMark[] {
+    return [...(this.byInstance.get(instanceId) ?? [])];
+  }
+}
 
 export const parseRef = (raw: string): SandboxRef => {
   const ref = JSON.parse(raw) as Partial<SandboxRef>;
