@@ -34,6 +34,7 @@ describe('instances over HTTP', () => {
       webhook: null,
       linked_number: null,
       last_disconnect_reason: null,
+      restricted: null,
     });
     expect(Date.parse(body.created_at as string)).toBeGreaterThan(Date.now() - 60_000);
   });
