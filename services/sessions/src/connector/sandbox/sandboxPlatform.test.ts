@@ -294,6 +294,32 @@ describe('sandbox platform (fake timers)', () => {
     });
   });
 
+  describe('restrictions', () => {
+    it('refuses sends of a restricted account as account_restricted and tells the connection; a send taken after the end says it is over', async () => {
+      const platform = new SandboxPlatform(fast);
+      const { events, connection } = await linked(platform);
+      platform.restrict('I1', null);
+      expect(events.at(-1)?.type).toBe('connected'); // an unknown end shows at the next send
+      await connection.send({ messageId: 'm1', to: CONTACT, text: 'refused' });
+      jest.advanceTimersByTime(5);
+      expect(events.slice(-2)).toEqual([
+        { type: 'restricted', until: null },
+        { type: 'receipt', messageId: 'm1', status: 'failed', reason: 'account_restricted' },
+      ]);
+      expect(platform.sent('I1')).toEqual([]);
+      platform.lift('I1');
+      expect(events.at(-1)).toEqual({ type: 'unrestricted' });
+      const until = Date.now() + 1_000;
+      platform.restrict('I1', until);
+      expect(events.at(-1)).toEqual({ type: 'restricted', until: new Date(until).toISOString() });
+      jest.setSystemTime(until);
+      await connection.send({ messageId: 'm2', to: CONTACT, text: 'after the end' });
+      expect(events.at(-1)).toEqual({ type: 'unrestricted' });
+      expect(platform.sent('I1').map((m) => m.messageId)).toEqual(['m2']);
+      await connection.close();
+    });
+  });
+
   describe('inbound messages', () => {
     it('reports an injected message on the connected connection, with a generated id and timestamp', async () => {
       const platform = new SandboxPlatform({ ...fast, now: () => new Date('2026-11-22T10:00:00.000Z') });

@@ -12,8 +12,8 @@ import {
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
-import { parseRef, ReadMarks, type SandboxReadMark, type SandboxRef } from './sandboxRef';
-import { sandboxMediaFile, sandboxMediaInfo, type SandboxMediaRef } from './sandboxMedia';
+import { parseRef, ReadMarks, sandboxInboundMessage, type SandboxInbound, type SandboxReadMark } from './sandboxRef';
+import { sandboxMediaFile } from './sandboxMedia';
 import { SandboxRestrictions } from './sandboxRestrictions';
 import { SentRecords, type SandboxSent } from './sentRecords';
 
@@ -34,9 +34,7 @@ export interface SandboxOptions {
   ledger?: SandboxLedger;
 }
 
-/** An inbound message to inject; the platform fills in its id and timestamp unless given, and makes its media file. */
-export type SandboxInbound = Pick<InboundMessage, 'from' | 'pushName' | 'text'> &
-  Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>> & { media: Omit<SandboxMediaRef, 'seed'> | null };
+export type { SandboxInbound } from './sandboxRef';
 
 type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
@@ -183,18 +181,7 @@ export class SandboxPlatform implements Connector {
   inject(instanceId: string, inbound: SandboxInbound): InboundMessage {
     const conn = this.connected(instanceId);
     if (!isDigits(inbound.from)) throw new Error(`The sender must be international digits without '+', got '${inbound.from}'`);
-    const platformMessageId = inbound.platformMessageId ?? newPlatformMessageId();
-    const media = inbound.media ? { ...inbound.media, seed: platformMessageId } : null;
-    const ref: SandboxRef = { sandbox: true, platformMessageId, from: inbound.from, media };
-    const message: InboundMessage = {
-      platformMessageId,
-      from: inbound.from,
-      pushName: inbound.pushName,
-      text: inbound.text,
-      media: media ? sandboxMediaInfo(media) : null,
-      timestamp: inbound.timestamp ?? this.now().toISOString(),
-      ref: JSON.stringify(ref),
-    };
+    const message = sandboxInboundMessage(inbound, inbound.platformMessageId ?? newPlatformMessageId(), this.now());
     conn.emit({ type: 'inbound', message });
     return message;
   }
@@ -206,14 +193,14 @@ export class SandboxPlatform implements Connector {
   restrict(instanceId: string, untilMs: number | null): void {
     this.restrictions.set(instanceId, untilMs);
     const conn = this.open.get(instanceId);
-    if (untilMs !== null && conn?.stage === 'connected') this.tellRestricted(conn);
+    if (untilMs !== null && conn?.stage === 'connected') conn.emit(this.restrictions.announce(instanceId));
   }
 
   /** Lifts the instance's restriction; its connection hears so. */
   lift(instanceId: string): void {
-    this.restrictions.lift(instanceId);
+    const over = this.restrictions.lift(instanceId);
     const conn = this.open.get(instanceId);
-    if (this.restrictions.untell(instanceId) && conn?.stage === 'connected') conn.emit({ type: 'unrestricted' });
+    if (over && conn?.stage === 'connected') conn.emit(over);
   }
 
   /** The network drops the instance's open connection: it reports `disconnected` and closes; the link stays. */
@@ -268,27 +255,22 @@ export class SandboxPlatform implements Connector {
     if (conn.stage !== 'connected') throw new Error(`Instance ${id} is not connected to the sandbox: the message was not sent`);
     if (!isDigits(message.to)) throw new Error(`The recipient must be international digits without '+', got '${message.to}'`);
     if (message.text === undefined && !message.media) throw new Error('A message needs text or media');
+    if (this.restrictions.holds(id)) {
+      conn.emit(this.restrictions.announce(id));
+      const refused = { type: 'receipt', messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED } as const;
+      this.later(conn, this.options.sentDelayMs, () => conn.emit(refused));
+      return;
+    }
+    const over = this.restrictions.taken(id);
+    if (over) conn.emit(over);
     // A repeat the platform took before is not sent again. Its receipts still come unless this process already
     // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event
     // store keeps each once.
-    if (this.restrictions.holds(id)) {
-      this.tellRestricted(conn);
-      this.later(conn, this.options.sentDelayMs, () =>
-        conn.emit({ type: 'receipt', messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED }),
-      );
-      return;
-    }
-    if (this.restrictions.untell(id)) conn.emit({ type: 'unrestricted' });
     const fresh = await this.ledger.takeMessageId(id, message.messageId);
     if (!fresh && this.records.has(id, message.messageId)) return;
     this.records.add(id, message, this.now().toISOString());
     this.queueReceipts(conn, message);
-  }
-
-  private tellRestricted(conn: OpenConnection): void {
-    this.restrictions.tell(conn.instanceId);
-    conn.emit({ type: 'restricted', until: this.restrictions.endOf(conn.instanceId) });
   }
 
   private queueReceipts(conn: OpenConnection, message: OutboundMessage): void {

@@ -1,4 +1,9 @@
-import type { SandboxMediaRef } from './sandboxMedia';
+import type { InboundMessage } from '../port';
+import { sandboxMediaInfo, type SandboxMediaRef } from './sandboxMedia';
+
+/** An inbound message to inject; the platform fills in its id and timestamp unless given, and makes its media file. */
+export type SandboxInbound = Pick<InboundMessage, 'from' | 'pushName' | 'text'> &
+  Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>> & { media: Omit<SandboxMediaRef, 'seed'> | null };
 
 /** What the sandbox keeps of an inbound message (its `ref`): who sent it, and its media. */
 export interface SandboxRef {
@@ -37,4 +42,19 @@ export const parseRef = (raw: string): SandboxRef => {
   const ref = JSON.parse(raw) as Partial<SandboxRef>;
   if (ref.sandbox !== true || typeof ref.platformMessageId !== 'string' || typeof ref.from !== 'string') throw new Error('not a sandbox message reference');
   return { sandbox: true, platformMessageId: ref.platformMessageId, from: ref.from, media: ref.media ?? null };
+};
+
+/** The message a simulated contact's inbound is, with the ref that names its sender and makes its file. */
+export const sandboxInboundMessage = (inbound: SandboxInbound, platformMessageId: string, now: Date): InboundMessage => {
+  const media = inbound.media ? { ...inbound.media, seed: platformMessageId } : null;
+  const ref: SandboxRef = { sandbox: true, platformMessageId, from: inbound.from, media };
+  return {
+    platformMessageId,
+    from: inbound.from,
+    pushName: inbound.pushName,
+    text: inbound.text,
+    media: media ? sandboxMediaInfo(media) : null,
+    timestamp: inbound.timestamp ?? now.toISOString(),
+    ref: JSON.stringify(ref),
+  };
 };

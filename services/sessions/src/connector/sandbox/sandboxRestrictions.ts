@@ -1,3 +1,5 @@
+import type { ConnectionEvent } from '../port';
+
 /**
  * The sandbox's account restrictions (`/v1/sandbox/restrict`), per instance, in this process: like WhatsApp, a
  * restricted account's sends are refused (463, `account_restricted`) until the end, if one was named, or the lifting.
@@ -7,24 +9,25 @@ export class SandboxRestrictions {
   /** Instances whose connection was told of a restriction: a send taken afterwards tells it the restriction is over. */
   private readonly told = new Set<string>();
 
-  tell(instanceId: string): void {
+  /** What the instance's connection reports of its restriction (it is told once more at each refused send). */
+  announce(instanceId: string): ConnectionEvent {
     this.told.add(instanceId);
+    return { type: 'restricted', until: this.endOf(instanceId) };
   }
 
-  /** Forgets the telling; answers whether the connection had been told (and must hear that it is over). */
-  untell(instanceId: string): boolean {
-    return this.told.delete(instanceId);
+  /** A send was taken: what the connection reports if it had been told of a restriction (it is over), else null. */
+  taken(instanceId: string): ConnectionEvent | null {
+    return this.told.delete(instanceId) ? { type: 'unrestricted' } : null;
   }
 
   set(instanceId: string, until: number | null): void {
     this.until.set(instanceId, until);
   }
 
-  /** Lifts the instance's restriction; answers whether one held. */
-  lift(instanceId: string, now = Date.now()): boolean {
-    const held = this.holds(instanceId, now);
+  /** Lifts the instance's restriction: what its connection reports if it had been told of one, else null. */
+  lift(instanceId: string): ConnectionEvent | null {
     this.until.delete(instanceId);
-    return held;
+    return this.taken(instanceId);
   }
 
   holds(instanceId: string, now = Date.now()): boolean {
