@@ -123,6 +123,13 @@ describe('received messages with the sandbox connector: mark_read and media', ()
     expect(badId.status).toBe(400);
     expect((await media(id, 'in_000000000000000000000000')).status).toBe(404);
     expect((await media(id, doc.message_id as string, stack.token('someone-else'))).status).toBe(404);
+    // An instance token: media needs read, mark_read needs send.
+    const reader = stack.token('acme', { instanceId: id, scopes: ['read'] });
+    expect((await media(id, doc.message_id as string, reader)).status).toBe(200);
+    const markRead = await fetch(`${stack.baseUrl}/v1/mark_read?instance_id=${id}&message_id=${doc.message_id as string}`, {
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    expect([markRead.status, ((await markRead.json()) as { code: string }).code]).toEqual([403, 'insufficient_scope']);
   });
 
   it('refuses a simulated message with neither text nor media, or of an unknown media kind', async () => {
