@@ -112,3 +112,54 @@ describe('restrictions with the sandbox connector', () => {
     expect(await stack.call(`/v1/sandbox/restrict?instance_id=${id}`, { account: 'someone-else' })).toMatchObject({ status: 404 });
   });
 });
+
+describe('a restriction with no known end, after a reconnect', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startStack({}, true, { restrictedPauseMs: 2_000 });
+  }, 60_000);
+
+  afterAll(() => stack.close());
+
+  it('holds sends for SEND_RESTRICTED_PAUSE_MS, then probes with one; taken, the restriction is over', async () => {
+    const platform = stack.sessions.sandbox;
+    if (!platform) throw new Error('the stack runs no sandbox');
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    await linkInSandbox(stack, id, '4915100000303');
+    await stack.call(`/v1/sandbox/restrict?instance_id=${id}`);
+    const refused = (await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=refused`)).body.message_id as string;
+    const restricted = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.restricted !== null,
+    );
+    const since = Date.parse((restricted.body.restricted as { since: string }).since);
+    // WhatsApp lifts it while the instance is away: the new connection hears nothing of it.
+    platform.disconnect(id);
+    platform.lift(id);
+    const probe = (await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=probe`)).body.message_id as string;
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 1,
+      15_000,
+    );
+    expect(sent[0]?.messageId).toBe(probe);
+    // Not before the pause ran out (the event's time is taken a moment after the session's own).
+    expect(Date.parse(sent[0]!.acceptedAt)).toBeGreaterThanOrEqual(since + 2_000 - 100);
+    const status = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.restricted === null,
+    );
+    expect(status.body).toMatchObject({ state: 'connected', restricted: null });
+    const types = ((await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as HistoryEvent[]).map((e) => [
+      e.type,
+      e.stream.endsWith(refused),
+    ]);
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['InstanceRestrictionLifted', false],
+        ['MessageFailed', true],
+      ]),
+    );
+  });
+});

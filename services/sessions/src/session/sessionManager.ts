@@ -237,6 +237,7 @@ export class SessionManager {
           session.restriction = null;
           return;
         case 'receipt':
+          if (event.status === 'sent') this.sendTaken(session, at);
           return this.facts.receipt(id, event, at);
         case 'inbound':
           this.facts.inbound(id, event, at);
@@ -246,6 +247,17 @@ export class SessionManager {
     } catch (error) {
       this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
     }
+  }
+
+  /**
+   * A send was taken. A restriction this connection never heard of (recorded by an earlier one, whose end WhatsApp did
+   * not name) is over: this was the probe. The connection's own restrictions are its adapter's to lift.
+   */
+  private sendTaken(session: Session, at: string): void {
+    const id = session.instanceId;
+    if (session.restriction !== undefined || !restrictionOf(this.registry.stateOf(id), Date.parse(at))) return;
+    session.restriction = null;
+    this.facts.connection(id, { type: 'unrestricted' }, session.resets, at);
   }
 
   /** AUTO_MARK_READ: the sender sees blue ticks as soon as the gateway has the message. */
