@@ -100,6 +100,9 @@ describe('restrictions with the sandbox connector', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(until);
     expect(await eventsOf(id, held)).not.toContain('MessageFailed');
     expect((await status(id)).restricted).toBeNull();
+    // As it was then: restricted.
+    const then = await stack.call(`/v1/status?instance_id=${id}&at=${new Date(until - 500).toISOString()}`);
+    expect(then.body.restricted).toEqual(shown.restricted);
   });
 
   it("refuses seconds with lift, and a restriction of another account's instance", async () => {
