@@ -34,6 +34,7 @@ describe('instances over HTTP', () => {
       webhook: null,
       linked_number: null,
       last_disconnect_reason: null,
+      restricted: null,
     });
     expect(Date.parse(body.created_at as string)).toBeGreaterThan(Date.now() - 60_000);
   });
@@ -289,12 +290,15 @@ describe('instances over HTTP', () => {
           '/history/export',
           '/list_groups',
           '/list_instances',
+          '/mark_read',
+          '/media',
           '/reconnect',
           '/redeliver_webhooks',
           '/replay_webhooks',
           '/reset_instance',
           '/revoke_token',
           '/sandbox/inbound',
+          '/sandbox/restrict',
           '/sandbox/scan',
           '/send',
           '/send_group',

@@ -35,6 +35,10 @@ class Client {
     });
   }
 
+  download(ref: string): Promise<{ data: Buffer; mimetype: string; filename: string | null }> {
+    return this.connector.downloadMedia(ref, 1 << 20);
+  }
+
   async connect(): Promise<void> {
     this.connection = await this.connector.connect('EMU', (event) => this.events.push(event));
   }
@@ -117,5 +121,34 @@ describe('the WhatsApp Web emulator, driven by the real Baileys connector', () =
     await emulator.kick('15550005555', 'device-removed');
     expect(await phone.next('logged_out')).toEqual({ type: 'logged_out', reason: 'logged_out_on_phone' });
     expect(emulator.devices().some((d) => d.number === '15550005555')).toBe(false);
+  });
+
+  it("refuses a restricted number's sends with a 463 nack, tells the timelock and its lifting", async () => {
+    const phone = client();
+    await phone.link(emulator, '15550006666');
+    const untilMs = Date.now() + 60_000;
+    emulator.restrict('15550006666', { untilMs });
+    const announced = await phone.next('restricted');
+    expect(announced.until).toBe(new Date(Math.floor(untilMs / 1000) * 1000).toISOString());
+    await phone.connection?.send({ messageId: 'r1', to: '15550009999', text: 'refused' });
+    await waitFor(() => phone.events.find((e) => e.type === 'receipt' && e.messageId === 'r1' && e.status === 'failed'), 'the refusal');
+    expect(phone.events.find((e) => e.type === 'receipt' && e.messageId === 'r1')).toMatchObject({ reason: 'account_restricted' });
+    expect(emulator.refusals()).toEqual([expect.objectContaining({ fromNumber: '15550006666', error: '463' })]);
+    expect(emulator.received().some((m) => m.fromNumber === '15550006666')).toBe(false);
+    const seen = phone.events.length;
+    emulator.unrestrict('15550006666');
+    await phone.next('unrestricted', seen);
+  });
+
+  it('sends media the client downloads from the media host and decrypts, and records its read receipt', async () => {
+    const phone = client();
+    await phone.link(emulator, '15550007777');
+    const data = Buffer.from('%PDF-1.4 emulated file');
+    const id = await emulator.sendMedia('15550007777', '15550008888', 'Max', { kind: 'document', data, mimetype: 'application/pdf', fileName: 'f.pdf' });
+    const inbound = await phone.next('inbound');
+    expect(inbound.message).toMatchObject({ platformMessageId: id, media: { mimetype: 'application/pdf', filename: 'f.pdf', size: data.length } });
+    expect(await phone.download(inbound.message.ref)).toEqual({ data, mimetype: 'application/pdf', filename: 'f.pdf' });
+    await phone.connection?.markRead(inbound.message.ref);
+    await waitFor(() => emulator.clientReceipts().find((r) => r.type === 'read' && r.ids.includes(id)), 'the read receipt');
   });
 });

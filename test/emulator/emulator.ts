@@ -4,7 +4,9 @@ import { Curve, type proto } from '@whiskeysockets/baileys';
 import { WebSocketServer } from 'ws';
 import { ClientConnection } from './connection';
 import { groupInboundNode } from './groups';
+import { inboundMediaMessage } from './inboundMedia';
 import { startMediaHost } from './mediaHost';
+import { timelockNotification } from './restrictions';
 import { deliver, sendServerReceipt } from './messaging';
 import { certificateChain } from './noise';
 import { parseQr } from './pairing';
@@ -102,6 +104,14 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     return id;
   };
 
+  /** Tells the number's connected devices its timelock as it is now (set with an end, or lifted). */
+  const notifyTimelock = (number: string): void => {
+    const restriction = registry.restrictions.of(number);
+    for (const device of registry.devicesOf(number)) {
+      if (device.link?.ready) device.link.send(timelockNotification(registry.nextMessageId(), restriction));
+    }
+  };
+
   return {
     url: `ws://127.0.0.1:${port}/ws/chat`,
     mediaHost: media.host,
@@ -147,6 +157,17 @@ export const startWaEmulator = async (options: WaEmulatorOptions = {}): Promise<
     },
     chatStates: () => registry.chatStates(),
     sendText: (to, fromNumber, pushName, text, options) => sendMessage(to, fromNumber, pushName, { conversation: text }, options?.viaLid),
+    restrict: (number, options) => {
+      const until = options?.untilMs ?? null;
+      registry.restrictions.set(numberOf(number), until);
+      if (until !== null) notifyTimelock(numberOf(number));
+    },
+    unrestrict: (number) => {
+      registry.restrictions.lift(numberOf(number));
+      notifyTimelock(numberOf(number));
+    },
+    refusals: () => registry.refusals(),
+    sendMedia: async (to, fromNumber, pushName, file) => sendMessage(to, fromNumber, pushName, await inboundMediaMessage(media, file)),
     sendReceipt: (to, fromNumber, messageId, type) => {
       for (const device of devicesOf(to)) sendServerReceipt(device, `${numberOf(fromNumber)}@${USER_SERVER}`, messageId, type);
     },

@@ -1,6 +1,7 @@
 import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from '@whiskeysockets/baileys';
 import { groupIqAnswer } from './groups';
 import type { MediaHost } from './mediaHost';
+import { timelockAnswer } from './restrictions';
 import { LID_SERVER, USER_SERVER, numberOf, type PairedDevice, type Registry } from './registry';
 
 const SERVER = 's.whatsapp.net';
@@ -168,6 +169,11 @@ export const answerIq = (registry: Registry, media: MediaHost, device: PairedDev
       const answer = groupIqAnswer(registry, device, request);
       if (Array.isArray(answer)) return iqResult(request, answer);
       if (answer) return iqError(request, answer.error, answer.text);
+      break;
+    }
+    case 'w:mex': {
+      const answer = timelockAnswer(request, registry.restrictions.of(device.number));
+      if (answer) return answer;
       break;
     }
     default:

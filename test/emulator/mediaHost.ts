@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { aesDecryptWithIV, getMediaKeys, type MediaType } from '@whiskeysockets/baileys';
@@ -21,6 +21,8 @@ export interface MediaHost {
   /** The upload token media_conn hands out; uploads without it are refused. */
   readonly auth: string;
   find(directPathOrUrl: string): StoredUpload | undefined;
+  /** Stores an encrypted file as if a phone had uploaded it (inbound media); the client downloads it by its URL. */
+  put(mediaType: string, encrypted: Buffer): StoredUpload;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,7 @@ export const startMediaHost = async ({ maxUploadBytes, maxStoredBytes }: MediaHo
     host,
     caPem: cert,
     auth,
+    put: store,
     find: (directPathOrUrl) => {
       const path = directPathOrUrl.startsWith('https://') ? new URL(directPathOrUrl).pathname : (directPathOrUrl.split('?')[0] ?? '');
       return blobs.get(path);
@@ -133,4 +136,31 @@ export const decryptMedia = async (encrypted: Buffer, mediaKey: Uint8Array, medi
   } catch {
     return undefined;
   }
+};
+
+/** A file encrypted as a phone uploads it: AES-256-CBC with keys from a fresh media key, then the 10-byte MAC. */
+export interface EncryptedMedia {
+  mediaKey: Buffer;
+  encrypted: Buffer;
+  fileSha256: Buffer;
+  fileEncSha256: Buffer;
+}
+
+export const encryptMedia = async (plaintext: Buffer, mediaType: MediaType): Promise<EncryptedMedia> => {
+  const mediaKey = randomBytes(32);
+  const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, mediaType);
+  const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  const mac = createHmac('sha256', macKey ?? Buffer.alloc(32))
+    .update(iv)
+    .update(body)
+    .digest()
+    .subarray(0, 10);
+  const encrypted = Buffer.concat([body, mac]);
+  return {
+    mediaKey,
+    encrypted,
+    fileSha256: createHash('sha256').update(plaintext).digest(),
+    fileEncSha256: createHash('sha256').update(encrypted).digest(),
+  };
 };

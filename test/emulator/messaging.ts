@@ -14,6 +14,7 @@ import { decryptMedia, type MediaHost } from './mediaHost';
 import { LID_SERVER, MAX_OFFLINE_PER_DEVICE, USER_SERVER, type PairedDevice, type Registry } from './registry';
 import { richContentOf } from './content';
 import { handleGroupMessage, isGroupJid } from './groups';
+import { RESTRICTED_ERROR } from './restrictions';
 import { bundleOf, takePreKey } from './signal';
 import type { MediaKind, ReceivedMedia, ReceivedMessage } from './types';
 
@@ -85,6 +86,12 @@ export const sendServerReceipt = (device: PairedDevice, fromJid: string, id: str
 export const handleClientMessage = async (registry: Registry, media: MediaHost, sender: PairedDevice, node: BinaryNode): Promise<void> => {
   const id = node.attrs.id ?? '';
   const to = node.attrs.to ?? '';
+  if (node.attrs.category !== 'peer' && registry.restrictions.of(sender.number)) {
+    // A restricted account: the server refuses the send (a nack), decrypts and delivers nothing.
+    registry.addRefusal({ id, fromNumber: sender.number, to, error: RESTRICTED_ERROR, at: Date.now() });
+    sender.link?.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: now(), error: RESTRICTED_ERROR } });
+    return;
+  }
   const copies: Copy[] = [];
   for (const participant of getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to')) {
     const enc = getBinaryNodeChild(participant, 'enc');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Curve, jidDecode, type BinaryNode, type KeyPair } from '@whiskeysockets/baileys';
 import { Groups } from './groupStore';
+import { Restrictions } from './restrictions';
 import { FakeUser, type UploadedKeys } from './signal';
 import { Timers, Waiters } from './timing';
 import type {
@@ -12,6 +13,7 @@ import type {
   PairedDeviceInfo,
   ReceiptDelays,
   ReceivedMessage,
+  RefusedSend,
   WaEmulatorOptions,
 } from './types';
 
@@ -68,6 +70,8 @@ export class Registry {
   readonly receipts: ReceiptDelays;
   readonly groups = new Groups();
   private readonly chatStateLog: ChatState[] = [];
+  /** Numbers whose sends are refused with 463 (`restrict`). */
+  readonly restrictions = new Restrictions();
   private readonly users = new Map<string, FakeUser>();
   private readonly accounts = new Map<string, KeyPair>();
   private readonly lastDeviceId = new Map<string, number>();
@@ -76,6 +80,7 @@ export class Registry {
   private readonly receivedLog: ReceivedMessage[] = [];
   private readonly receiptLog: ClientReceipt[] = [];
   private readonly pairingLog: PairingRequest[] = [];
+  private readonly refusalLog: RefusedSend[] = [];
   private messageSequence = 0;
 
   constructor(
@@ -156,6 +161,15 @@ export class Registry {
   addReceipt(receipt: ClientReceipt): void {
     this.receiptLog.push(receipt);
     if (this.receiptLog.length > MAX_RECEIPTS) this.receiptLog.shift();
+  }
+
+  addRefusal(refusal: RefusedSend): void {
+    this.refusalLog.push(refusal);
+    if (this.refusalLog.length > MAX_RECEIPTS) this.refusalLog.shift();
+  }
+
+  refusals(): RefusedSend[] {
+    return [...this.refusalLog];
   }
 
   addPairingRequest(request: PairingRequest): void {

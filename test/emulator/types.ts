@@ -1,5 +1,6 @@
 import type { proto } from '@whiskeysockets/baileys';
 import type { RichContent } from './content';
+import type { InboundFile } from './inboundMedia';
 
 /**
  * How the emulator ends a client connection, and the `lastDisconnect` status code Baileys 6.17.16 reports:
@@ -128,6 +129,15 @@ export interface ClientReceipt {
   at: number;
 }
 
+/** A send the server refused (a nack): a restricted account's (463). */
+export interface RefusedSend {
+  id: string;
+  fromNumber: string;
+  to: string;
+  error: string;
+  at: number;
+}
+
 export interface WaEmulator {
   /** `ws://127.0.0.1:PORT/ws/chat`: Baileys' `waWebSocketUrl` (the connector's WA_WEBSOCKET_URL). */
   readonly url: string;
@@ -164,9 +174,21 @@ export interface WaEmulator {
   sendGroupText(to: Target, groupId: string, fromNumber: string, pushName: string, text: string, options?: { withoutPn?: boolean }): Promise<string>;
   /** Typing indicators clients sent, oldest first. */
   chatStates(): ChatState[];
-  /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */
+  /**
+   * WhatsApp restricts `number`'s account: its sends are answered with a 463 nack (`refusals()`), and its timelock
+   * query names the end. With `untilMs` (an end WhatsApp names) its connected devices are told at once, as WhatsApp
+   * pushes a timelock notification; past that end the restriction is over.
+   */
+  restrict(number: string, options?: { untilMs?: number }): void;
+  /** Lifts the restriction; connected devices get the timelock notification saying so. */
+  unrestrict(number: string): void;
+  /** The sends refused so far, oldest first. */
+  refusals(): RefusedSend[];
+  /** `fromNumber`'s phone sends a file: encrypted, stored on the loopback media host, its message carrying the key. */
+  sendMedia(to: Target, fromNumber: string, pushName: string, file: InboundFile): Promise<string>;
   /** The pairing-code requests (companion_hello) clients sent, oldest first. */
   pairingRequests(): PairingRequest[];
+  /** A receipt from `fromNumber` for a message the client sent it (for tests that turn automatic receipts off). */
   sendReceipt(to: Target, fromNumber: string, messageId: string, type: 'delivery' | 'read' | 'played'): void;
   /** While unreachable, every new WebSocket is dropped at once (WhatsApp down, or no route to it). */
   setReachable(reachable: boolean): void;

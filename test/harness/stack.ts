@@ -72,6 +72,9 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   sendQuotas: { queueMax: 1_000, dailyCap: 0 },
   mediaMaxBytes: 1024 * 1024,
   mediaTimeoutMs: 1_000,
+  mediaDownloadMaxBytes: 1024 * 1024,
+  autoMarkRead: false,
+  restrictedPauseMs: 3_600_000,
   allowPrivateNetworks: true,
   replicaId: `test-sessions-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
   // Production timings: a shorter lease is given up when a busy 2-core machine delays a renewal by a few seconds

@@ -40,6 +40,10 @@ export type InstanceConnected = Event<'InstanceConnected', Record<string, never>
 export type InstanceDisconnected = Event<'InstanceDisconnected', { reason: string; reconnecting: boolean }>;
 export type InstanceLoggedOut = Event<'InstanceLoggedOut', { reason: string }>;
 export type InstanceFailed = Event<'InstanceFailed', { reason: string }>;
+/** WhatsApp refuses the account's sends (it answered 463); `until`: when it ends, if WhatsApp said (null: unknown). */
+export type InstanceRestricted = Event<'InstanceRestricted', { until: string | null }>;
+/** WhatsApp lifted the account's restriction before its end (or one whose end was unknown). */
+export type InstanceRestrictionLifted = Event<'InstanceRestrictionLifted', Record<string, never>>;
 
 export type InstanceEvent =
   | InstanceCreated
@@ -53,7 +57,9 @@ export type InstanceEvent =
   | InstanceConnected
   | InstanceDisconnected
   | InstanceLoggedOut
-  | InstanceFailed;
+  | InstanceFailed
+  | InstanceRestricted
+  | InstanceRestrictionLifted;
 
 export type InstanceEventType = InstanceEvent['type'];
 
@@ -71,6 +77,8 @@ export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceDisconnected: 2,
   InstanceLoggedOut: 1,
   InstanceFailed: 1,
+  InstanceRestricted: 1,
+  InstanceRestrictionLifted: 1,
 };
 
 /** Builds an event of the current schema version. */

@@ -38,8 +38,12 @@ export type { ReconnectResponse__Output as ReconnectMessage } from '../generated
 export type { SendRequest, SendRequest__Output as SendRequestMessage } from '../generated/wagw/sessions/v1/SendRequest';
 export type { ListGroupsResponse__Output as GroupListMessage } from '../generated/wagw/sessions/v1/ListGroupsResponse';
 export type { SandboxScanRequest } from '../generated/wagw/sessions/v1/SandboxScanRequest';
+export type { SandboxRestrictRequest } from '../generated/wagw/sessions/v1/SandboxRestrictRequest';
 export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/SandboxInboundRequest';
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';
+export type { MessageRequest } from '../generated/wagw/sessions/v1/MessageRequest';
+export type { MarkReadResponse__Output as MarkReadMessage } from '../generated/wagw/sessions/v1/MarkReadResponse';
+export type { MediaResponse__Output as MediaMessage } from '../generated/wagw/sessions/v1/MediaResponse';
 export type { SendUsageResponse__Output as SendUsageMessage } from '../generated/wagw/sessions/v1/SendUsageResponse';
 export * from './channel';
 export * from './callClient';

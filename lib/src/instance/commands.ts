@@ -32,7 +32,11 @@ export type ConnectionFact =
   | { type: 'connected'; number: string }
   | { type: 'disconnected'; reason: string }
   | { type: 'logged_out'; reason: string }
-  | { type: 'failed'; reason: string };
+  | { type: 'failed'; reason: string }
+  /** WhatsApp refuses the account's sends (the 463 class of answers); `until` when WhatsApp said when it ends. */
+  | { type: 'restricted'; until: string | null }
+  /** WhatsApp lifted the restriction. */
+  | { type: 'unrestricted' };
 
 /** Sessions: record a connection fact. `resets` is the instance's reset count when the connection started. */
 export interface RecordConnectionFact {

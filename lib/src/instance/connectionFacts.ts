@@ -1,6 +1,6 @@
 import { instanceEvent, type InstanceEvent } from '../events';
 import type { RecordConnectionFact } from './commands';
-import type { InstanceState } from './state';
+import { activeRestriction, type InstanceState } from './state';
 
 /**
  * What a connection fact means for the instance (pure, part of the instance's `decide`):
@@ -9,7 +9,9 @@ import type { InstanceState } from './state';
  * - a QR code is announced once per wait for a scan (never its content);
  * - connecting to a number other than the linked one links it first;
  * - a QR code that expired unscanned returns the instance to `created`; disconnects, logouts and failures carry their
- *   reason.
+ *   reason;
+ * - a restriction is recorded once while it holds (each refused send reports it again), again when WhatsApp names a
+ *   new end; its lifting only when one holds.
  */
 export const decideConnectionFact = (command: RecordConnectionFact, state: InstanceState): InstanceEvent[] => {
   if (!state.exists || state.resets !== command.resets) return [];
@@ -32,5 +34,13 @@ export const decideConnectionFact = (command: RecordConnectionFact, state: Insta
       return [instanceEvent('InstanceLoggedOut', now, { reason: fact.reason })];
     case 'failed':
       return [instanceEvent('InstanceFailed', now, { reason: fact.reason })];
+    case 'restricted': {
+      // Every refused send reports it: news only when none holds, or WhatsApp now names a different end.
+      const current = activeRestriction(state, Date.parse(now));
+      if (current && (fact.until === null || fact.until === current.until)) return [];
+      return [instanceEvent('InstanceRestricted', now, { until: fact.until })];
+    }
+    case 'unrestricted':
+      return activeRestriction(state, Date.parse(now)) ? [instanceEvent('InstanceRestrictionLifted', now, {})] : [];
   }
 };

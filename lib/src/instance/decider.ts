@@ -3,7 +3,7 @@ import { asCurrentEvent, type Decider, type RecordedEvent } from '../eventStore'
 import { instanceEvent, type InstanceEvent } from '../events';
 import type { InstanceCommand } from './commands';
 import { decideConnectionFact } from './connectionFacts';
-import { initialInstanceState, type ExistingInstance, type InstanceState } from './state';
+import { activeRestriction, initialInstanceState, type ExistingInstance, type InstanceState } from './state';
 import type { InstanceLifecycle } from '../validation';
 
 export const instanceNotFound = () => notFound('instance_not_found', 'Instance not found');
@@ -66,6 +66,7 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       linkedNumber: null,
       lastDisconnectReason: null,
       resets: 0,
+      restriction: null,
     };
   }
   if (!state.exists) return state;
@@ -76,7 +77,7 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
     case 'WebhookDisabled':
       return state.webhook ? { ...state, webhook: { ...state.webhook, enabled: false } } : state;
     case 'InstanceReset':
-      return enter(state, 'created', at, { linkedNumber: null, lastDisconnectReason: null, resets: state.resets + 1 });
+      return enter(state, 'created', at, { linkedNumber: null, lastDisconnectReason: null, resets: state.resets + 1, restriction: null });
     case 'InstanceConnecting':
       return enter(state, 'connecting', at);
     case 'InstanceQrIssued':
@@ -94,6 +95,11 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       return enter(state, 'logged_out', at, { linkedNumber: null, lastDisconnectReason: event.data.reason });
     case 'InstanceFailed':
       return enter(state, 'failed', at, { lastDisconnectReason: event.data.reason });
+    case 'InstanceRestricted':
+      // A new end for a restriction that holds keeps when it began.
+      return { ...state, restriction: { since: activeRestriction(state, Date.parse(at))?.since ?? at, until: event.data.until } };
+    case 'InstanceRestrictionLifted':
+      return { ...state, restriction: null };
     default:
       return ignoreUnknown(event, state);
   }

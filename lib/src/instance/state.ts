@@ -7,6 +7,12 @@ export interface WebhookSettings {
   events: string[];
 }
 
+/** A restriction WhatsApp put on the account's sends: since when, and until when if WhatsApp said. */
+export interface Restriction {
+  since: string;
+  until: string | null;
+}
+
 export interface ExistingInstance {
   exists: true;
   instanceId: string;
@@ -23,6 +29,8 @@ export interface ExistingInstance {
    * connection from before a reset reports late is recognised as stale (see `decideConnectionFact`).
    */
   resets: number;
+  /** The latest restriction of the account's sends, or null; one past its `until` is over (`activeRestriction`). */
+  restriction: Restriction | null;
 }
 
 export type InstanceState = { exists: false } | ExistingInstance;
@@ -31,3 +39,10 @@ export const initialInstanceState = (): InstanceState => ({ exists: false });
 
 /** The lifecycle states in which sends must fail at once: the device is gone or the link is broken. */
 export const isInstanceBlocked = (state: ExistingInstance): boolean => state.lifecycle === 'logged_out' || state.lifecycle === 'failed';
+
+/** The instance's restriction if it still holds at `now`: lifted ones are null, and so are those past their `until`. */
+export const activeRestriction = (state: ExistingInstance, now: number): Restriction | null => {
+  const { restriction } = state;
+  if (!restriction) return null;
+  return restriction.until === null || Date.parse(restriction.until) > now ? restriction : null;
+};

@@ -29,6 +29,8 @@ export const BUCKETS = {
   sandboxLinks: 'sandbox_platform_links',
   sandboxSent: 'sandbox_platform_sent',
   sandboxConnections: 'sandbox_platform_connections',
+  /** sessions: what each connector needs to act on a received message later (mark_read, media download). */
+  inboundRefs: 'inbound_refs',
   /** gateway: revoked token ids (every replica watches it and refuses them). */
   revokedTokens: 'revoked_tokens',
 } as const;

@@ -60,3 +60,17 @@ export const parseIsoTime = (value: string, field: string): Date => {
   if (Number.isNaN(time)) throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z`);
   return new Date(time);
 };
+
+/** The id of a received message (`in_` and 24 hex digits, derived from the platform's id): mark_read and media take it. */
+export const INBOUND_MESSAGE_ID_PATTERN = '^in_[0-9a-f]{24}$';
+const inboundMessageId = new RegExp(INBOUND_MESSAGE_ID_PATTERN);
+
+/** A 400 unless `messageId` has the form of a received message's id. */
+export const assertInboundMessageId = (messageId: string): void => {
+  if (!inboundMessageId.test(messageId)) {
+    throw invalidArgument('invalid_message_id', 'message_id must be the id of a received message (in_ and 24 hex digits), as message.received gives it');
+  }
+};
+
+/** The largest media answer (GetMedia) a gateway takes from the sessions service: WhatsApp's largest file, 100 MB. */
+export const MEDIA_RESPONSE_MAX_BYTES = 100 * 1024 * 1024;

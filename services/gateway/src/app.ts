@@ -10,6 +10,7 @@ import type { WebhooksClientApi } from './webhooksClient';
 import type { SessionsClientApi } from './sessionsClient';
 import { sessionsRoutes } from './routes/sessions';
 import { pairingRoutes } from './routes/pairing';
+import { inboundRoutes } from './routes/inbound';
 import { numbersRoutes } from './routes/numbers';
 import { messagesRoutes } from './routes/messages';
 import { groupsRoutes } from './routes/groups';
@@ -135,6 +136,7 @@ export const buildGateway = async ({
       await api.register(numbersRoutes, { instances, sessions });
       await api.register(messagesRoutes, { sessions });
       await api.register(groupsRoutes, { instances, sessions });
+      await api.register(inboundRoutes, { instances, sessions });
       if (sandbox) await api.register(sandboxRoutes, { instances, sessions });
     },
     { prefix: '/v1' },

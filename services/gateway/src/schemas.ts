@@ -48,6 +48,7 @@ export const EXAMPLE_INSTANCE = {
   webhook: { url: 'https://hooks.example.com/wa', enabled: true, events: ['message.received', 'message.failed'] },
   linked_number: '4915112345678',
   last_disconnect_reason: null,
+  restricted: null,
 };
 
 export const EXAMPLE_QUOTAS = {
@@ -73,6 +74,19 @@ export const InstanceView = {
   webhook: WebhookView,
   linked_number: Type.Union([Type.String(), Type.Null()], { description: 'The linked phone number, when linked' }),
   last_disconnect_reason: Type.Union([Type.String(), Type.Null()]),
+  restricted: Type.Union(
+    [
+      Type.Object({
+        since: Type.String({ format: 'date-time' }),
+        until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it ends, if WhatsApp said' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "Set while WhatsApp restricts the account's sends (it answered a send with 463, `account_restricted`): sends wait, queued, until `until` (or, with no known end, an hour, SEND_RESTRICTED_PAUSE_MS, before one send probes). An `instance.restricted` webhook announces it.",
+    },
+  ),
 };
 
 const Quota = (description: string) =>

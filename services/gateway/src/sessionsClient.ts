@@ -3,11 +3,14 @@ import {
   balancedChannelOptions,
   CallStreamClient,
   loadSessionsProto,
+  MEDIA_RESPONSE_MAX_BYTES,
   type CheckNumbersRequest,
   type GetPairingCodeRequest,
   type GetQrRequest,
   type InstanceRequest,
+  type MessageRequest,
   type SandboxInboundRequest,
+  type SandboxRestrictRequest,
   type SandboxScanRequest,
   type SendRequest,
 } from '@wagw/lib';
@@ -16,7 +19,11 @@ import {
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const proto = loadSessionsProto();
   // Any replica accepts any call and routes it to the replica that holds the instance.
-  const client = new proto.Sessions(address, credentials.createInsecure(), balancedChannelOptions);
+  // Received media comes back in one reply (GetMedia), up to WhatsApp's largest file plus room for the envelope.
+  const client = new proto.Sessions(address, credentials.createInsecure(), {
+    ...balancedChannelOptions,
+    'grpc.max_receive_message_length': MEDIA_RESPONSE_MAX_BYTES + 64 * 1024,
+  });
   const calls = new CallStreamClient(proto.Sessions.service, () => client.Call(), { service: 'sessions' });
   return {
     getQr: (request: GetQrRequest) => calls.call('GetQr', request, timeoutMs),
@@ -27,6 +34,9 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     send: (request: SendRequest) => calls.call('Send', request, 10_000),
     sandboxScan: (request: SandboxScanRequest) => calls.call('SandboxScan', request, 10_000),
     sandboxInbound: (request: SandboxInboundRequest) => calls.call('SandboxInbound', request, 10_000),
+    sandboxRestrict: (request: SandboxRestrictRequest) => calls.call('SandboxRestrict', request, 10_000),
+    markRead: (request: MessageRequest) => calls.call('MarkRead', request, timeoutMs),
+    getMedia: (request: MessageRequest) => calls.call('GetMedia', request, timeoutMs),
     sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
+import { envBool, envInt, envString, MEDIA_RESPONSE_MAX_BYTES, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 import type { SendQuotas } from './application/messagesService';
 import type { NumberCheckLimits } from './session/numberCheckThrottle';
@@ -22,6 +22,18 @@ export interface SessionsConfig extends NatsSettings {
   /** Send quotas per instance: sends waiting to go out (`SEND_QUEUE_MAX`), sends accepted per UTC day (`SEND_DAILY_CAP`); 0 = none. */
   sendQuotas: SendQuotas;
   mediaMaxBytes: number;
+  /** The largest received file GET /v1/media hands out, decrypted (MEDIA_DOWNLOAD_MAX_BYTES); larger ones answer 413. */
+  mediaDownloadMaxBytes: number;
+  /**
+   * Send a read receipt for every inbound message as it arrives (AUTO_MARK_READ, default off). A deployment-wide
+   * switch: blue ticks tell contacts a machine reads them, which is a choice of the operator's use case, not per call.
+   */
+  autoMarkRead: boolean;
+  /**
+   * How long an instance's sends wait after WhatsApp refused one as restricted without naming the end
+   * (SEND_RESTRICTED_PAUSE_MS, default an hour); then one send probes. A named end is waited for as it is.
+   */
+  restrictedPauseMs: number;
   mediaTimeoutMs: number;
   allowPrivateNetworks: boolean;
   /** This replica's name in the instance leases (unique per process). */
@@ -37,6 +49,12 @@ export interface SessionsConfig extends NatsSettings {
   /** check_number allowance per instance: a burst, regained at `perMinute` numbers a minute. */
   numberChecks: NumberCheckLimits;
 }
+
+/** WhatsApp's largest file (documents, 100 MB): the gateway's gRPC client takes answers up to it (MEDIA_RESPONSE_MAX_BYTES). */
+const mediaDownloadCap = (bytes: number): number => {
+  if (bytes < 1 || bytes > MEDIA_RESPONSE_MAX_BYTES) throw new Error(`MEDIA_DOWNLOAD_MAX_BYTES must be 1 to ${MEDIA_RESPONSE_MAX_BYTES}, got ${bytes}`);
+  return bytes;
+};
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
   const connector = envString(env, 'WA_CONNECTOR', 'baileys');
@@ -56,6 +74,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
+    mediaDownloadMaxBytes: mediaDownloadCap(envInt(env, 'MEDIA_DOWNLOAD_MAX_BYTES', 16 * 1024 * 1024)),
+    autoMarkRead: envBool(env, 'AUTO_MARK_READ', false),
+    restrictedPauseMs: envInt(env, 'SEND_RESTRICTED_PAUSE_MS', 3_600_000),
     allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),
     replicaId: envString(env, 'SESSIONS_REPLICA_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
     leaseTtlMs: envInt(env, 'LEASE_TTL_MS', 10_000),

@@ -22,6 +22,8 @@ import type { Connector } from './connector/port';
 import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
 import { Dispatcher } from './dispatch/dispatcher';
 import { sessionsHandlers } from './grpc/sessionsHandlers';
+import { downloadInboundMedia } from './inbound/inboundOps';
+import { InboundRefStore } from './inbound/inboundRefs';
 import { createMediaFetcher } from './media/mediaFetcher';
 import { localOwnerOps } from './ownership/localOwnerOps';
 import { OwnerRouter } from './ownership/ownerRouter';
@@ -64,7 +66,11 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     await ownership.start();
-    const sessions = new SessionManager(connector, new FactWriter(events, logger), registry, ownership, logger);
+    const refs = await InboundRefStore.open(nats);
+    const sessions = new SessionManager(connector, new FactWriter(events, refs, logger), registry, ownership, logger, {
+      autoMarkRead: config.autoMarkRead,
+      restrictedPauseMs: config.restrictedPauseMs,
+    });
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
     // Before the dispatcher: it reads the queued sends from the ledger.
     const ledger = new SendLedger();
@@ -78,7 +84,12 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       retryMs: 1_000,
       ackWaitMs: config.dispatchAckWaitMs,
     });
-    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, dispatcher, sandbox, new NumberCheckThrottle(config.numberChecks)), logger);
+    const owner = new OwnerRouter(
+      nats,
+      ownership,
+      localOwnerOps(sessions, dispatcher, sandbox, new NumberCheckThrottle(config.numberChecks), refs, logger),
+      logger,
+    );
     owner.start();
     dispatcher.routeWith(
       (instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence),
@@ -92,7 +103,13 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     });
     const grpc = await startGrpcServer(
       loadSessionsProto().Sessions.service,
-      sessionsHandlers(owner, messages, config.qrWaitMs, logger),
+      sessionsHandlers(
+        owner,
+        messages,
+        { getMedia: (instanceId, messageId) => downloadInboundMedia(refs, connector, instanceId, messageId, config.mediaDownloadMaxBytes, logger) },
+        config.qrWaitMs,
+        logger,
+      ),
       config.grpcAddress,
       logger,
     );

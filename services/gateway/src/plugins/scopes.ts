@@ -7,11 +7,15 @@ const SCOPE_OF_ROUTE: Record<string, TokenScope> = {
   '/v1/check_number': 'send',
   '/v1/send_group': 'send',
   '/v1/list_groups': 'send',
+  // A read receipt is something the instance says on WhatsApp, like a send.
+  '/v1/mark_read': 'send',
   '/v1/status': 'read',
   '/v1/history': 'read',
   '/v1/history/export': 'read',
   '/v1/webhook_deliveries': 'read',
   '/v1/events': 'read',
+  // Received files are read like the messages in the history.
+  '/v1/media': 'read',
 };
 
 /** Routes about the account rather than one instance: an instance token cannot call them. */

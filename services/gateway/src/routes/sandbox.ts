@@ -1,5 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { LIMITS, PHONE_NUMBER_PATTERN } from '@wagw/lib';
+import { invalidArgument, LIMITS, MEDIA_RESPONSE_MAX_BYTES, PHONE_NUMBER_PATTERN } from '@wagw/lib';
+
+/** The kinds of file a simulated contact sends (the sessions service's sandbox makes them). */
+const SANDBOX_MEDIA_KIND_NAMES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -36,11 +39,15 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       schema: {
         tags,
         operationId: 'sandboxInbound',
-        summary: 'Sandbox: a simulated contact sends the instance a text message (in a group with group_id)',
+        summary: 'Sandbox: a simulated contact sends the instance a message (in a group with group_id)',
+        description:
+          'Text, media, or media with `text` as its caption. `media` names the kind of file; the sandbox makes a sample file of that kind (`media_size` bytes, default the smallest), which GET /v1/media then serves.',
         querystring: Type.Object({
           instance_id: InstanceId,
           from: Type.String({ pattern: PHONE_NUMBER_PATTERN }),
-          text: Type.String({ minLength: 1, maxLength: LIMITS.text }),
+          text: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.text })),
+          media: Type.Optional(Type.Union(SANDBOX_MEDIA_KIND_NAMES.map((kind) => Type.Literal(kind)))),
+          media_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MEDIA_RESPONSE_MAX_BYTES, description: 'Bytes of the sample file' })),
           push_name: Type.Optional(Type.String({ maxLength: 128 })),
           group_id: Type.Optional(Type.String({ maxLength: 64, description: 'A message in this group (one list_groups answers) from `from`' })),
           access_token: AccessToken,
@@ -49,15 +56,46 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       },
     },
     async (request) => {
+      const { text, media, media_size: mediaSize } = request.query;
+      if (text === undefined && media === undefined) throw invalidArgument('invalid_inbound', 'Give text, media, or both');
       const instance = await instances.get(request.account, request.query.instance_id);
       await sessions.sandboxInbound({
         instanceId: instance.instanceId,
         from: request.query.from,
-        text: request.query.text,
+        text: text ?? '',
         pushName: request.query.push_name ?? '',
         groupId: request.query.group_id ?? '',
+        mediaKind: media ?? '',
+        mediaSize: mediaSize ?? 0,
       });
       return { status: 200, message: 'Delivered to the instance', success: true };
+    },
+  );
+
+  app.get(
+    '/sandbox/restrict',
+    {
+      schema: {
+        tags,
+        operationId: 'sandboxRestrict',
+        summary: "Sandbox: WhatsApp restricts the instance's account (or lifts it)",
+        description:
+          'Like WhatsApp answering sends with 463: the next send fails with `account_restricted`, the instance shows `restricted` in status, an `instance.restricted` webhook goes out, and later sends wait. `seconds`: when it ends (announced at once, as WhatsApp does); without it the end is unknown. `lift=true` ends it.',
+        querystring: Type.Object({
+          instance_id: InstanceId,
+          seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, description: 'When the restriction ends, from now' })),
+          lift: Type.Optional(Type.Boolean({ description: 'Lift the restriction instead' })),
+          access_token: AccessToken,
+        }),
+        response: Ok,
+      },
+    },
+    async (request) => {
+      const { seconds, lift = false } = request.query;
+      if (lift && seconds !== undefined) throw invalidArgument('invalid_restriction', 'Give seconds or lift=true, not both');
+      const instance = await instances.get(request.account, request.query.instance_id);
+      await sessions.sandboxRestrict({ instanceId: instance.instanceId, seconds: seconds ?? 0, lift });
+      return { status: 200, message: lift ? 'Restriction lifted' : 'Restricted', success: true };
     },
   );
 };

@@ -92,6 +92,7 @@ describe('InstancesService (application, in-memory store)', () => {
               linkedNumber: null,
               lastDisconnectReason: null,
               resets: 0,
+              restriction: null,
             },
             version: 1,
           },

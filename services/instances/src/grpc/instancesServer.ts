@@ -8,11 +8,12 @@ import {
   type InstancesHandlers,
   type Logger,
 } from '@wagw/lib';
-import type { ExistingInstance } from '@wagw/lib';
+import { activeRestriction, type ExistingInstance } from '@wagw/lib';
 import type { HistoryFilters, InstancesService } from '../application';
 import { eventsJson, eventsNdjson } from './historyJson';
 
-export const toInstanceMessage = (instance: ExistingInstance, version: number): InstanceInput => ({
+/** `now`: the moment the view is of (a status `at=` query's time), for whether a restriction still held then. */
+export const toInstanceMessage = (instance: ExistingInstance, version: number, now = Date.now()): InstanceInput => ({
   instanceId: instance.instanceId,
   account: instance.account,
   state: instance.lifecycle,
@@ -22,7 +23,14 @@ export const toInstanceMessage = (instance: ExistingInstance, version: number): 
   linkedNumber: instance.linkedNumber ?? '',
   lastDisconnectReason: instance.lastDisconnectReason ?? '',
   version,
+  restriction: restrictionMessage(instance, now),
 });
+
+/** The restriction while it holds (status shows none once its end passed or it was lifted). */
+const restrictionMessage = (instance: ExistingInstance, now: number): { since: string; until: string } | null => {
+  const restriction = activeRestriction(instance, now);
+  return restriction ? { since: restriction.since, until: restriction.until ?? '' } : null;
+};
 
 /** Maps the gRPC contract onto the use cases; no rule lives here. `Call` is served from these by startGrpcServer. */
 export const instancesHandlers = (service: InstancesService, logger: Logger): HandlersWithoutCall<InstancesHandlers> => ({
@@ -33,7 +41,7 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): Ha
   Get: unaryHandler(logger, 'Get', async (r) => {
     const view = await service.get(r.account, r.instanceId, r.at);
     const { used, max } = service.instanceUsage(r.account);
-    return { ...toInstanceMessage(view.instance, view.version), accountInstances: used, instanceQuota: max };
+    return { ...toInstanceMessage(view.instance, view.version, r.at ? Date.parse(r.at) : Date.now()), accountInstances: used, instanceQuota: max };
   }),
   List: unaryHandler(logger, 'List', async (r) => {
     const page = await service.list(r.account, r.cursor, r.limit);

@@ -58,6 +58,32 @@ export interface InboundMessage {
   text: string | null;
   media: { mimetype: string; filename: string | null; size: number } | null;
   timestamp: string;
+  /**
+   * What the adapter needs to act on the message later (mark it read, download its media), in a form only it reads.
+   * Kept by the sessions service beside the message, never in the event log (it may hold media keys).
+   */
+  ref: string;
+}
+
+/** Received media, decrypted. */
+export interface MediaDownload {
+  data: Buffer;
+  mimetype: string;
+  filename: string | null;
+}
+
+/** Why received media cannot be had; `MediaUnavailable.reason`. */
+export type MediaUnavailableReason = 'no_media' | 'too_large' | 'expired' | 'failed';
+
+/** Received media that cannot be had (none in the message, over the size cap, gone from the platform, a failed fetch). */
+export class MediaUnavailable extends Error {
+  constructor(
+    readonly reason: MediaUnavailableReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MediaUnavailable';
+  }
 }
 
 /** Whether a number has an account on the platform, and its id there when it does. */
@@ -68,6 +94,9 @@ export interface NumberCheck {
 }
 
 export type ReceiptStatus = 'sent' | 'delivered' | 'read' | 'failed';
+
+/** The `failed` receipt's reason for a send refused because the account is restricted (both adapters). */
+export const ACCOUNT_RESTRICTED = 'account_restricted';
 
 /** The `failed` receipt's reason for a recipient without an account on the platform (both adapters). */
 export const RECIPIENT_NOT_ON_PLATFORM = 'recipient_not_on_platform';
@@ -81,6 +110,10 @@ export type ConnectionEvent =
   | { type: 'logged_out'; reason: string }
   | { type: 'failed'; reason: string }
   | { type: 'receipt'; messageId: string; status: ReceiptStatus; reason?: string }
+  /** The platform refuses the account's sends (WhatsApp's 463); `until` (ISO time) when it said when that ends. */
+  | { type: 'restricted'; until: string | null }
+  /** The platform accepts the account's sends again. */
+  | { type: 'unrestricted' }
   | { type: 'inbound'; message: InboundMessage };
 
 export interface Connection {
@@ -100,6 +133,8 @@ export interface Connection {
    * connected. A courtesy: the send does not depend on it.
    */
   setTyping(to: string, typing: boolean): Promise<void>;
+  /** Tells the sender the message (an inbound one, by its `ref`) was read: blue ticks on their phone. */
+  markRead(ref: string): Promise<void>;
   /** Unlinks the device from the account, then closes. */
   logout(): Promise<void>;
   /** Closes the connection (no further events), keeping the link. */
@@ -109,6 +144,11 @@ export interface Connection {
 export interface Connector {
   readonly name: string;
   connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection>;
+  /**
+   * The decrypted media of an inbound message (by its `ref`), refused beyond `maxBytes`. Needs no connection: any
+   * replica fetches it from the platform's media hosts. Throws `MediaUnavailable` for what the caller should hear.
+   */
+  downloadMedia(ref: string, maxBytes: number): Promise<MediaDownload>;
   /** Wipes what is stored for the instance (credentials, keys): its next connection starts unlinked, with a QR code. */
   purge(instanceId: string): Promise<void>;
 }

@@ -36,7 +36,9 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   let dispatcher: Dispatcher;
   /** This replica's connections, as the session manager keeps them. */
   const open = new Map<string, Connection>();
-  const connections: Connections = { connected: (id) => open.get(id) ?? null, sending: () => undefined };
+  /** Instances whose sends the session manager says wait (a restricted account). */
+  const paused = new Set<string>();
+  const connections: Connections = { connected: (id) => open.get(id) ?? null, sending: () => undefined, sendsPaused: (id) => paused.has(id) };
   let n = 0;
   let id = '';
 
@@ -56,6 +58,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       ackWaitMs: 5_000,
     });
     open.clear();
+    paused.clear();
     id = instanceIdFor('acme', `dispatch-${++n}`);
   });
   afterEach(async () => {
@@ -122,6 +125,25 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
         )
       ).map((m) => m.text),
     ).toEqual(['queued']);
+  });
+
+  it('keeps sends queued while the account is restricted, in order, and sends them once it is not', async () => {
+    await givenLinked();
+    await goOnline();
+    paused.add(id);
+    await accept('m1', 'first');
+    await accept('m2', 'second');
+    await dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(platform.sent(id)).toEqual([]);
+    expect([await failures('m1'), await failures('m2')]).toEqual([[], []]);
+    paused.delete(id);
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 2,
+      5_000,
+    );
+    expect(sent.map((m) => m.text).sort()).toEqual(['first', 'second']);
   });
 
   it('fails a send accepted before a reset, and sends nothing', async () => {

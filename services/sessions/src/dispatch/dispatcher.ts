@@ -27,6 +27,8 @@ export interface Connections {
   connected(instanceId: string): Connection | null;
   /** Remembers who a message went to, for its receipts. */
   sending(messageId: string, to: string): void;
+  /** Whether the instance's sends wait now (WhatsApp restricted the account). */
+  sendsPaused(instanceId: string): boolean;
 }
 
 /**
@@ -190,7 +192,8 @@ export class Dispatcher {
       const reason = this.failureOf(instanceId, accepted, sequence);
       if (reason) return await this.fail(instanceId, accepted, reason);
       const connection = this.sessions.connected(instanceId);
-      if (!connection || this.waitsBehind(instanceId, sequence)) return 'waiting';
+      // A restricted account's sends wait (queued, not failed): sending on would deepen the restriction.
+      if (!connection || this.sessions.sendsPaused(instanceId) || this.waitsBehind(instanceId, sequence)) return 'waiting';
       const typingMs = accepted.data.type === 'text' && this.options.typing ? typingMsFor(accepted.data.text ?? '', this.options.typing) : 0;
       // Typing is part of the pacing: the gap between two sends is at least pacingMs, and at least the typing.
       const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - typingMs - Date.now();

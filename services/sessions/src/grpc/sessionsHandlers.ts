@@ -1,5 +1,6 @@
 import {
   assertGroupId,
+  assertInboundMessageId,
   assertInstanceId,
   invalidArgument,
   isPhoneNumber,
@@ -10,14 +11,27 @@ import {
   type SessionsHandlers,
 } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
+import { SANDBOX_MEDIA_MAX_BYTES } from '../connector/sandbox/sandboxMedia';
+import type { MediaDownload } from '../connector/port';
 import type { OwnerOps } from '../ownership/ownerRouter';
 import { sendCommandOf } from './sendCommand';
+
+/** What any replica answers about received messages (no connection needed). */
+export interface InboundMediaOps {
+  getMedia(instanceId: string, messageId: string): Promise<MediaDownload>;
+}
 
 /**
  * Maps the gRPC contract onto the sessions use cases; instance operations run on the instance's owning replica.
  * `Call` is served from the unary handlers by startGrpcServer.
  */
-export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrWaitMs: number, logger: Logger): HandlersWithoutCall<SessionsHandlers> => ({
+export const sessionsHandlers = (
+  owner: OwnerOps,
+  messages: MessagesService,
+  inbound: InboundMediaOps,
+  qrWaitMs: number,
+  logger: Logger,
+): HandlersWithoutCall<SessionsHandlers> => ({
   GetQr: unaryHandler(logger, 'GetQr', async (r) => {
     assertInstanceId(r.instanceId);
     return { qr: await owner.getQr(r.instanceId, Math.min(r.waitMs || qrWaitMs, 60_000)) };
@@ -55,8 +69,30 @@ export const sessionsHandlers = (owner: OwnerOps, messages: MessagesService, qrW
   SandboxInbound: unaryHandler(logger, 'SandboxInbound', async (r) => {
     assertInstanceId(r.instanceId);
     if (r.groupId) assertGroupId(r.groupId);
-    await owner.sandboxInbound(r.instanceId, r.from, r.pushName, r.text, r.groupId);
+    if (!isPhoneNumber(r.from)) throw invalidArgument('invalid_number', 'from must be 7 to 15 international digits without +');
+    if (!r.text && !r.mediaKind) throw invalidArgument('invalid_inbound', 'Give text, media, or both');
+    if (r.text.length > LIMITS.text) throw invalidArgument('invalid_text', `text holds at most ${LIMITS.text} characters`);
+    if (r.mediaSize > SANDBOX_MEDIA_MAX_BYTES) throw invalidArgument('invalid_media_size', `media_size is at most ${SANDBOX_MEDIA_MAX_BYTES} bytes`);
+    const media = r.mediaKind ? { kind: r.mediaKind, size: r.mediaSize } : null;
+    await owner.sandboxInbound(r.instanceId, { from: r.from, pushName: r.pushName, text: r.text, media, groupId: r.groupId });
     return { success: true };
+  }),
+  SandboxRestrict: unaryHandler(logger, 'SandboxRestrict', async (r) => {
+    assertInstanceId(r.instanceId);
+    await owner.sandboxRestrict(r.instanceId, r.seconds > 0 ? Date.now() + r.seconds * 1000 : null, r.lift);
+    return { success: true };
+  }),
+  MarkRead: unaryHandler(logger, 'MarkRead', async (r) => {
+    assertInstanceId(r.instanceId);
+    assertInboundMessageId(r.messageId);
+    await owner.markRead(r.instanceId, r.messageId);
+    return { success: true };
+  }),
+  GetMedia: unaryHandler(logger, 'GetMedia', async (r) => {
+    assertInstanceId(r.instanceId);
+    assertInboundMessageId(r.messageId);
+    const { data, mimetype, filename } = await inbound.getMedia(r.instanceId, r.messageId);
+    return { data, mimetype, filename: filename ?? '' };
   }),
   SendUsage: unaryHandler(logger, 'SendUsage', async (r) => {
     assertInstanceId(r.instanceId);

@@ -1,6 +1,8 @@
-import { conflict, unavailable } from '@wagw/lib';
-import type { SandboxPlatform } from '../connector/sandbox';
+import { conflict, invalidArgument, unavailable, type Logger } from '@wagw/lib';
+import { SANDBOX_MEDIA_KINDS, type SandboxMediaKind, type SandboxPlatform } from '../connector/sandbox';
 import type { Dispatcher } from '../dispatch/dispatcher';
+import { markRead } from '../inbound/inboundOps';
+import type { InboundRefStore } from '../inbound/inboundRefs';
 import type { NumberCheckThrottle } from '../session/numberCheckThrottle';
 import type { SessionManager } from '../session/sessionManager';
 import type { OwnerOps } from './ownerRouter';
@@ -11,6 +13,8 @@ export const localOwnerOps = (
   dispatcher: Dispatcher,
   sandbox: SandboxPlatform | null,
   numberChecks: NumberCheckThrottle,
+  refs: InboundRefStore,
+  logger: Logger,
 ): OwnerOps => {
   const sandboxOnly = (): SandboxPlatform => {
     if (!sandbox) throw conflict('sandbox_only', 'This works only with the sandbox connector (WA_CONNECTOR=sandbox)');
@@ -48,10 +52,25 @@ export const localOwnerOps = (
         throw conflict('no_qr_waiting', error instanceof Error ? error.message : 'No QR code is waiting to be scanned');
       }
     },
-    sandboxInbound: async (instanceId, from, pushName, text, groupId) => {
+    sandboxRestrict: async (instanceId, untilMs, lift) => {
       const platform = sandboxOnly();
+      if (lift) platform.lift(instanceId);
+      else platform.restrict(instanceId, untilMs);
+    },
+    markRead: (instanceId, messageId) => markRead(refs, sessions.connected(instanceId), instanceId, messageId, logger),
+    sandboxInbound: async (instanceId, { from, pushName, text, media, groupId }) => {
+      const platform = sandboxOnly();
+      if (media && !SANDBOX_MEDIA_KINDS.includes(media.kind as SandboxMediaKind)) {
+        throw invalidArgument('invalid_media_kind', `media must be one of ${SANDBOX_MEDIA_KINDS.join(', ')}`);
+      }
       try {
-        platform.inject(instanceId, { from, pushName: pushName || null, text, media: null, groupId: groupId || null });
+        platform.inject(instanceId, {
+          from,
+          pushName: pushName || null,
+          text: text || null,
+          media: media && { kind: media.kind as SandboxMediaKind, size: media.size },
+          groupId: groupId || null,
+        });
       } catch (error) {
         throw conflict('not_connected', error instanceof Error ? error.message : 'The instance is not connected');
       }

@@ -13,7 +13,21 @@ export interface OwnerOps {
   /** Sends one accepted message (see `DispatchOutcome`). */
   dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
-  sandboxInbound(instanceId: string, from: string, pushName: string, text: string, groupId: string): Promise<void>;
+  sandboxInbound(instanceId: string, inbound: SandboxInboundCall): Promise<void>;
+  /** Sandbox: restrict the instance's account until `untilMs` (null: no known end), or lift (`lift`). */
+  sandboxRestrict(instanceId: string, untilMs: number | null, lift: boolean): Promise<void>;
+  /** A read receipt for a message the instance received (its connection sends it). */
+  markRead(instanceId: string, messageId: string): Promise<void>;
+}
+
+/** A simulated contact's message (sandbox): text, media of a kind and size, or both. */
+export interface SandboxInboundCall {
+  from: string;
+  pushName: string;
+  text: string;
+  media: { kind: string; size: number } | null;
+  /** A group message (…@g.us) from `from`; empty: a 1:1 message. */
+  groupId: string;
 }
 
 type Call = { [K in keyof OwnerOps]: { op: K; instanceId: string; args: Parameters<OwnerOps[K]> } }[keyof OwnerOps];
@@ -89,8 +103,16 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'sandboxScan', instanceId, args: [instanceId, number] }) as Promise<void>;
   }
 
-  sandboxInbound(instanceId: string, from: string, pushName: string, text: string, groupId: string): Promise<void> {
-    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, from, pushName, text, groupId] }) as Promise<void>;
+  sandboxInbound(instanceId: string, inbound: SandboxInboundCall): Promise<void> {
+    return this.route({ op: 'sandboxInbound', instanceId, args: [instanceId, inbound] }) as Promise<void>;
+  }
+
+  sandboxRestrict(instanceId: string, untilMs: number | null, lift: boolean): Promise<void> {
+    return this.route({ op: 'sandboxRestrict', instanceId, args: [instanceId, untilMs, lift] }) as Promise<void>;
+  }
+
+  markRead(instanceId: string, messageId: string): Promise<void> {
+    return this.route({ op: 'markRead', instanceId, args: [instanceId, messageId] }) as Promise<void>;
   }
 
   private async route(call: Call, timeoutMs = this.requestTimeoutMs): Promise<unknown> {
@@ -155,6 +177,10 @@ export class OwnerRouter implements OwnerOps {
         return this.local.sandboxScan(...call.args);
       case 'sandboxInbound':
         return this.local.sandboxInbound(...call.args);
+      case 'markRead':
+        return this.local.markRead(...call.args);
+      case 'sandboxRestrict':
+        return this.local.sandboxRestrict(...call.args);
     }
   }
 }

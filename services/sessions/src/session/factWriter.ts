@@ -13,6 +13,7 @@ import {
   type Logger,
 } from '@wagw/lib';
 import type { ConnectionEvent } from '../connector/port';
+import type { InboundRefStore } from '../inbound/inboundRefs';
 import { FactRecorder } from './factRecorder';
 import { inboundEvent, receiptEvent } from './platformFacts';
 
@@ -41,6 +42,7 @@ export class FactWriter {
 
   constructor(
     private readonly events: EventStore,
+    private readonly refs: InboundRefStore,
     logger: Logger,
     private readonly recorder: FactRecorder = new FactRecorder(logger),
   ) {}
@@ -81,15 +83,19 @@ export class FactWriter {
 
   inbound(instanceId: string, event: Inbound, now: string): void {
     const inbound = inboundEvent(instanceId, event, now);
-    this.recorder.record(messagesLane(instanceId), 'inbound message', () =>
-      this.events.append(messageStream(instanceId, inbound.messageId), [inbound.event], { expectedVersion: 0, commandId: `inbound-${inbound.messageId}` }).then(
-        () => undefined,
-        (error: unknown) => {
-          // Already there: the platform delivered it twice, or an earlier attempt was stored.
-          if (!isVersionConflict(error)) throw error;
-        },
-      ),
-    );
+    this.recorder.record(messagesLane(instanceId), 'inbound message', async () => {
+      // The ref first: once message.received is out, mark_read and media must find it.
+      await this.refs.put(instanceId, inbound.messageId, event.message.ref);
+      await this.events
+        .append(messageStream(instanceId, inbound.messageId), [inbound.event], { expectedVersion: 0, commandId: `inbound-${inbound.messageId}` })
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // Already there: the platform delivered it twice, or an earlier attempt was stored.
+            if (!isVersionConflict(error)) throw error;
+          },
+        );
+    });
   }
 
   /** Resolves once every fact queued so far is stored or given up. */

@@ -13,7 +13,7 @@ describe('platform facts (what a connection event means for the history)', () =>
 
   it('leaves receipts and inbound messages to their message streams', () => {
     expect(connectionFactOf({ type: 'receipt', messageId: 'm1', status: 'sent' })).toBeNull();
-    const message = { platformMessageId: 'P1', from: '4915100000001', pushName: null, text: 'hi', media: null, timestamp: now };
+    const message = { platformMessageId: 'P1', from: '4915100000001', pushName: null, text: 'hi', media: null, timestamp: now, ref: '{}' };
     expect(connectionFactOf({ type: 'inbound', message })).toBeNull();
   });
 
@@ -29,7 +29,7 @@ describe('platform facts (what a connection event means for the history)', () =>
   });
 
   it('names an inbound message from the platform id, the same every time and per instance', () => {
-    const message = { platformMessageId: 'P1', from: '4915100000001', pushName: 'Ann', text: 'hi', media: null, timestamp: now };
+    const message = { platformMessageId: 'P1', from: '4915100000001', pushName: 'Ann', text: 'hi', media: null, timestamp: now, ref: '{}' };
     const first = inboundEvent('I1', { type: 'inbound', message }, now);
     expect(first.messageId).toBe(inboundMessageId('I1', 'P1'));
     expect(first.messageId).toMatch(/^in_[0-9a-f]{24}$/);

@@ -28,6 +28,10 @@ export const connectionFactOf = (event: ConnectionEvent): ConnectionFact | null 
     case 'logged_out':
     case 'failed':
       return { type: event.type, reason: event.reason };
+    case 'restricted':
+      return { type: 'restricted', until: event.until };
+    case 'unrestricted':
+      return { type: 'unrestricted' };
     case 'receipt':
     case 'inbound':
       return null;

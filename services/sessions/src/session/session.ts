@@ -1,4 +1,5 @@
 import type { Connection } from '../connector/port';
+import type { KnownRestriction } from './sendPause';
 
 export type SessionStatus = 'connecting' | 'qr' | 'connected';
 
@@ -17,6 +18,8 @@ export interface Session {
   endReason: string | null;
   /** The instance's reset count when the connection started: its facts are stale once the instance is reset again. */
   resets: number;
+  /** What this connection heard of a restriction of the account's sends (undefined: nothing yet, null: lifted). */
+  restriction: KnownRestriction | null | undefined;
 }
 
 export const newSession = (instanceId: string): Session => ({
@@ -29,6 +32,7 @@ export const newSession = (instanceId: string): Session => ({
   reconnectTimer: null,
   endReason: null,
   resets: 0,
+  restriction: undefined,
 });
 
 /** Lets every waiting get_qrcode look at the session again. */

@@ -13,7 +13,9 @@ import {
 import { startTestNats, type TestNats } from '../../../../test/harness/natsServer';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
+import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { SandboxPlatform } from '../connector/sandbox';
+import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
@@ -51,7 +53,15 @@ describe('session manager (real nats-server, sandbox platform)', () => {
     ownership = new Ownership(await LeaseStore.open(nats, `test_leases_${++n}`), { replicaId: 'r1', ttlMs: 5_000, renewEveryMs }, testLogger());
     await ownership.start();
     platform = new SandboxPlatform({ qrIntervalMs: 60_000, sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15 });
-    sessions = new SessionManager(platform, new FactWriter(store, testLogger()), registry, ownership, testLogger(), () => 0);
+    sessions = new SessionManager(
+      platform,
+      new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
+      registry,
+      ownership,
+      testLogger(),
+      undefined,
+      () => 0,
+    );
   };
   afterEach(async () => {
     await sessions.closeAll();

@@ -5,7 +5,17 @@ import type { FactWriter } from './factWriter';
 import { connectionFactOf } from './platformFacts';
 import { alreadyConnected, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
+import { isSendPaused, restrictionOf } from './sendPause';
 import { newSession, wake, type Session } from './session';
+
+export interface SessionOptions {
+  /** Send a read receipt for every inbound message as it arrives (AUTO_MARK_READ). */
+  autoMarkRead: boolean;
+  /** How long sends wait after a restriction whose end WhatsApp did not name (SEND_RESTRICTED_PAUSE_MS). */
+  restrictedPauseMs: number;
+}
+
+export const DEFAULT_SESSION_OPTIONS: SessionOptions = { autoMarkRead: false, restrictedPauseMs: 3_600_000 };
 
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
@@ -27,6 +37,7 @@ export class SessionManager {
     private readonly registry: InstanceRegistry,
     private readonly ownership: Ownership,
     private readonly logger: Logger,
+    private readonly options: SessionOptions = DEFAULT_SESSION_OPTIONS,
     private readonly random: () => number = Math.random,
   ) {
     registry.onReset((instanceId) => void this.reset(instanceId));
@@ -58,6 +69,17 @@ export class SessionManager {
   connected(instanceId: string): Connection | null {
     const session = this.sessions.get(instanceId);
     return session?.status === 'connected' ? session.connection : null;
+  }
+
+  /**
+   * Whether the instance's sends wait now because WhatsApp restricted the account: what its connection here heard
+   * (at once, before the fact is stored), else what the log says (a restriction recorded by an earlier connection).
+   */
+  sendsPaused(instanceId: string): boolean {
+    const session = this.sessions.get(instanceId);
+    const now = Date.now();
+    const known = session?.restriction !== undefined ? session.restriction : restrictionOf(this.registry.stateOf(instanceId), now);
+    return isSendPaused(known, now, this.options.restrictedPauseMs);
   }
 
   /** Remembers who a message went to, so its receipts can say so. */
@@ -207,14 +229,42 @@ export class SessionManager {
           if (event.type === 'logged_out') await this.connector.purge(id);
           await this.end(session);
           return;
+        case 'restricted':
+          session.restriction = { since: Date.parse(at), until: event.until === null ? null : Date.parse(event.until) };
+          this.logger.warn({ instanceId: id, until: event.until }, 'WhatsApp restricted the account: its sends wait');
+          return;
+        case 'unrestricted':
+          session.restriction = null;
+          return;
         case 'receipt':
+          if (event.status === 'sent') this.sendTaken(session, at);
           return this.facts.receipt(id, event, at);
         case 'inbound':
-          return this.facts.inbound(id, event, at);
+          this.facts.inbound(id, event, at);
+          if (this.options.autoMarkRead) this.markReadNow(session, event.message.ref);
+          return;
       }
     } catch (error) {
       this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
     }
+  }
+
+  /**
+   * A send was taken. A restriction this connection never heard of (recorded by an earlier one, whose end WhatsApp did
+   * not name) is over: this was the probe. The connection's own restrictions are its adapter's to lift.
+   */
+  private sendTaken(session: Session, at: string): void {
+    const id = session.instanceId;
+    if (session.restriction !== undefined || !restrictionOf(this.registry.stateOf(id), Date.parse(at))) return;
+    session.restriction = null;
+    this.facts.connection(id, { type: 'unrestricted' }, session.resets, at);
+  }
+
+  /** AUTO_MARK_READ: the sender sees blue ticks as soon as the gateway has the message. */
+  private markReadNow(session: Session, ref: string): void {
+    session.connection?.markRead(ref).catch((error: unknown) => {
+      this.logger.warn({ err: error, instanceId: session.instanceId }, 'marking an inbound message read failed');
+    });
   }
 
   private scheduleReconnect(session: Session): void {

@@ -28,6 +28,23 @@ describe('webhook events from domain events', () => {
     expect(event).toMatchObject({ type: 'message.delivered', data: { to: '4915112345678', message_id: 'M1' } });
   });
 
+  it('says where the media of a received message is fetched, and adds nothing to one without media', () => {
+    const media = { mimetype: 'image/jpeg', filename: null, size: 1234 };
+    const stream = '0123456789ABCDEF0123.message.in_5b0e3c9a1f2d4e6f8a7b9c0d';
+    const [withMedia, textOnly] = webhookEventsOf(
+      commit(
+        stream,
+        ['MessageReceived', { message_id: 'in_5b0e3c9a1f2d4e6f8a7b9c0d', from: '4917612345678', text: null, media }],
+        ['MessageReceived', { text: 'hi', media: null }],
+      ),
+    );
+    expect(withMedia?.data.media).toEqual({
+      ...media,
+      url: '/v1/media?instance_id=0123456789ABCDEF0123&message_id=in_5b0e3c9a1f2d4e6f8a7b9c0d',
+    });
+    expect(textOnly?.data.media).toBeNull();
+  });
+
   it('tells receivers nothing about internal events (creation, webhook settings, QR codes)', () => {
     expect(
       webhookEventsOf(

@@ -24,12 +24,23 @@ export const parseWebhookEventId = (id: string): { sequence: number; index: numb
 
 const isMapped = (type: string): type is keyof typeof WEBHOOK_EVENT_TYPES => Object.hasOwn(WEBHOOK_EVENT_TYPES, type);
 
+/** Where a received message's file is fetched (GET /v1/media), beside its description; relative to the gateway. */
+export const mediaUrlOf = (instanceId: string, messageId: string): string =>
+  `/v1/media?instance_id=${encodeURIComponent(instanceId)}&message_id=${encodeURIComponent(messageId)}`;
+
+const withMediaUrl = (data: Record<string, unknown>, instanceId: string): void => {
+  const { media, message_id: messageId } = data;
+  if (typeof media !== 'object' || media === null || typeof messageId !== 'string') return;
+  data.media = { ...media, url: mediaUrlOf(instanceId, messageId) };
+};
+
 /** The webhook event for a domain event, or null when receivers are not told about that kind of event. */
 export const toWebhookEvent = (commit: Commit, index: number, event: RecordedEvent): WebhookEvent | null => {
   if (!isMapped(event.type)) return null;
   const [instanceId, kind, messageId] = commit.stream.split('.');
   const data: Record<string, unknown> = { ...event.data };
   if (kind === 'message' && messageId && data.message_id === undefined) data.message_id = messageId;
+  if (event.type === 'MessageReceived' && instanceId) withMediaUrl(data, instanceId);
   return {
     id: webhookEventId(commit.sequence, index),
     type: WEBHOOK_EVENT_TYPES[event.type],

@@ -3,9 +3,11 @@ import type { Logger } from '@wagw/lib';
 import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type GroupInfo, type NumberCheck, type OutboundMessage } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
 import { InboundQueue } from './inboundQueue';
+import { parseInboundRef } from './inboundRef';
 import type { InstanceCaches } from './instanceCaches';
 import type { InstanceAuthState } from './kvAuthState';
 import { ReceiptReporter } from './receiptReporter';
+import { RestrictionWatch } from './restrictionWatch';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
 import { chatJidOf, isGroupJid, richContentOf, sendOptionsOf } from './richContent';
@@ -55,11 +57,13 @@ export class BaileysConnection implements Connection {
   private showingQr = false;
   private readonly receipts: ReceiptReporter;
   private readonly inbound: InboundQueue;
+  private readonly restriction: RestrictionWatch;
 
   constructor(private readonly parts: ConnectionParts) {
     const emit = (event: ConnectionEvent): void => this.emit(event);
     this.receipts = new ReceiptReporter({ ...parts, emit });
     this.inbound = new InboundQueue(emit, parts.logger);
+    this.restriction = new RestrictionWatch(emit, parts.logger);
   }
 
   start(): void {
@@ -133,6 +137,13 @@ export class BaileysConnection implements Connection {
     await this.connectedSocket().sendPresenceUpdate(typing ? 'composing' : 'paused', chatJidOf(to));
   }
 
+  /** A read receipt for a received message (by the key it came with), as WhatsApp Web sends when a chat is opened. */
+  async markRead(ref: string): Promise<void> {
+    const sock = this.connectedSocket();
+    const { key } = parseInboundRef(ref);
+    await sock.readMessages([{ remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) }]);
+  }
+
   private connectedSocket(): WaSocket {
     const sock = this.sock;
     if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
@@ -175,6 +186,7 @@ export class BaileysConnection implements Connection {
 
   private onConnectionUpdate(sock: WaSocket, update: BaileysEventMap['connection.update']): void {
     if (!this.current(sock)) return;
+    if (update.reachoutTimeLock) this.restriction.onTimelock(update.reachoutTimeLock);
     if (update.qr) {
       this.showingQr = true;
       this.emit({ type: 'qr', qr: update.qr });
@@ -242,7 +254,9 @@ export class BaileysConnection implements Connection {
   }
 
   private onAck(sock: WaSocket, node: BinaryNode): void {
-    if (this.current(sock)) this.receipts.onAck(node);
+    if (!this.current(sock)) return;
+    this.receipts.onAck(node);
+    this.restriction.onAck(sock, node);
   }
 
   private current(sock: WaSocket): boolean {

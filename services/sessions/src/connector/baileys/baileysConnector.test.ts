@@ -54,6 +54,19 @@ class FakeSocket implements WaSocket {
   constructor(readonly config: UserFacingSocketConfig) {}
 
   readonly pairingRequests: string[] = [];
+  /** The keys of every read receipt sent. */
+  readonly reads: WAMessageKey[] = [];
+
+  async readMessages(keys: WAMessageKey[]): Promise<void> {
+    this.reads.push(...keys);
+  }
+
+  timelockQueries = 0;
+
+  async fetchAccountReachoutTimelock(): Promise<unknown> {
+    this.timelockQueries += 1;
+    return {};
+  }
 
   async requestPairingCode(phoneNumber: string): Promise<string> {
     this.pairingRequests.push(phoneNumber);
@@ -469,7 +482,7 @@ describe('the baileys connector', () => {
     ];
     last().emit('messages.upsert', { messages, type: 'notify' });
     const inbound = events.flatMap((e) => (e.type === 'inbound' ? [e.message] : []));
-    const base = { from: '15550002222', pushName: 'Bob', timestamp: new Date(1_700_000_000_000).toISOString() };
+    const base = { from: '15550002222', pushName: 'Bob', timestamp: new Date(1_700_000_000_000).toISOString(), ref: expect.any(String) };
     expect(inbound).toEqual([
       { ...base, platformMessageId: messages[0]!.key.id, text: 'hi', media: null },
       { ...base, platformMessageId: messages[1]!.key.id, text: 'a link https://x.y', media: null },
@@ -477,6 +490,58 @@ describe('the baileys connector', () => {
       { ...base, platformMessageId: messages[3]!.key.id, text: null, media: { mimetype: 'application/pdf', filename: 'a.pdf', size: 99 } },
       { ...base, platformMessageId: messages[4]!.key.id, text: 'disappearing', media: null },
     ]);
+  });
+
+  it('fails a send WhatsApp refuses with 463 as account_restricted, reports the restriction with its end, and its end', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    await connection.send(message());
+    last().ack({ id: waMessageIdFor('msg-1'), error: '463' });
+    await settle();
+    // The restriction is reported at once; the receipt once its id is mapped back to ours.
+    expect(events.filter((e) => e.type !== 'connected')).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'receipt', messageId: 'msg-1', status: 'failed', reason: 'account_restricted' },
+    ]);
+    expect(last().timelockQueries).toBe(1);
+    const until = new Date('2026-12-01T00:00:00.000Z');
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
+    last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
+    expect(events.filter((e) => e.type === 'restricted' || e.type === 'unrestricted')).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'restricted', until: until.toISOString() },
+      { type: 'unrestricted' },
+    ]);
+    // Restricted again by a 463, then a send WhatsApp takes: the restriction is over.
+    await connection.send(message({ messageId: 'msg-2' }));
+    last().ack({ id: waMessageIdFor('msg-2'), error: '463' });
+    await connection.send(message({ messageId: 'msg-3' }));
+    last().ack({ id: waMessageIdFor('msg-3') });
+    await settle();
+    expect(events.slice(-4)).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'receipt', messageId: 'msg-2', status: 'failed', reason: 'account_restricted' },
+      { type: 'unrestricted' },
+      { type: 'receipt', messageId: 'msg-3', status: 'sent' },
+    ]);
+  });
+
+  it('marks a received message read with the key it came with (its chat as WhatsApp named it), only while connected', async () => {
+    const { connect, last, events } = setup();
+    const connection = await connect();
+    last().open();
+    const key = { remoteJid: '222222222222222@lid', remoteJidAlt: '15550004444@s.whatsapp.net', fromMe: false, id: 'R1' };
+    last().emit('messages.upsert', { type: 'notify', messages: [{ key, message: { conversation: 'read me' }, messageTimestamp: 1_700_000_000 }] });
+    await settle();
+    const inbound = events.flatMap((e) => (e.type === 'inbound' ? [e.message] : []));
+    expect(inbound).toHaveLength(1);
+    await connection.markRead(inbound[0]!.ref);
+    expect(last().reads).toEqual([{ remoteJid: '222222222222222@lid', id: 'R1', fromMe: false }]);
+    await expect(connection.markRead('{"sandbox":true}')).rejects.toThrow('not a WhatsApp message reference');
+    await connection.close();
+    await expect(connection.markRead(inbound[0]!.ref)).rejects.toThrow('not connected');
   });
 
   it('reports a chat addressed by LID as the number it maps to, in order, and one with an unknown LID from its LID', async () => {
@@ -532,6 +597,7 @@ describe('the baileys connector', () => {
           pushName: null,
           text: 'while you were away',
           media: null,
+          ref: expect.any(String),
           timestamp: new Date(1_700_000_000_000).toISOString(),
         },
       },

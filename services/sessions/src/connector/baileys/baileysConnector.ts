@@ -1,10 +1,12 @@
 import type { Agent } from 'node:https';
 import { initAuthCreds } from '@whiskeysockets/baileys';
 import type { Logger, NatsHandle } from '@wagw/lib';
-import type { Connection, ConnectionEvent, Connector } from '../port';
+import { MediaUnavailable, type Connection, type ConnectionEvent, type Connector, type MediaDownload } from '../port';
 import { BaileysConnection } from './baileysConnection';
+import { parseInboundRef } from './inboundRef';
 import { newInstanceCaches, type InstanceCaches } from './instanceCaches';
 import { AuthStateStore, isLinked, type InstanceAuthState } from './kvAuthState';
+import { downloadMedia } from './mediaDownload';
 import type { BaileysOptions } from './options';
 import { SentMessageStore } from './sentStore';
 import { defaultSocketFactory, mediaAgentFor, socketConfig, type BaileysLogger, type SocketFactory } from './socket';
@@ -94,9 +96,17 @@ export class BaileysConnector implements Connector {
       checkNumbers: (numbers) => connection.checkNumbers(numbers),
       listGroups: () => connection.listGroups(),
       setTyping: (to, typing) => connection.setTyping(to, typing),
+      markRead: (ref) => connection.markRead(ref),
       logout: () => connection.logout(),
       close: () => connection.close(),
     };
+  }
+
+  /** Fetches and decrypts a received file from WhatsApp's media hosts (over the media TLS settings); no socket needed. */
+  async downloadMedia(ref: string, maxBytes: number): Promise<MediaDownload> {
+    const { media } = parseInboundRef(ref);
+    if (!media) throw new MediaUnavailable('no_media', 'The message has no media');
+    return downloadMedia(media, maxBytes, this.fetchAgent);
   }
 
   /** Wipes the instance's credentials, keys and sent messages; a connection still open here closes first. */

@@ -12,6 +12,7 @@ import makeWASocket, {
   type proto,
   type UserFacingSocketConfig,
   type WAMessage,
+  type WAMessageKey,
 } from '@whiskeysockets/baileys';
 import type { InstanceAuthState } from './kvAuthState';
 import type { InstanceCaches } from './instanceCaches';
@@ -47,6 +48,10 @@ export interface WaSocket {
   groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>>;
   /** A presence (`composing`, `paused`, …) to a chat. */
   sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
+  /** Sends read receipts for received messages (`read`, or `read-self` when the account hides its read receipts). */
+  readMessages(keys: WAMessageKey[]): Promise<void>;
+  /** Asks WhatsApp whether the account is restricted and until when; answered as a `reachoutTimeLock` connection update. */
+  fetchAccountReachoutTimelock(): Promise<unknown>;
   /** Sends the pairing request for `phoneNumber` (digits) and answers the code to type on that phone. */
   requestPairingCode(phoneNumber: string): Promise<string>;
   logout(msg?: string): Promise<void>;

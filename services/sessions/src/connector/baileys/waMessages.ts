@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
-import type { InboundMessage, OutboundMessage, ReceiptStatus } from '../port';
+import { ACCOUNT_RESTRICTED, type InboundMessage, type OutboundMessage, type ReceiptStatus } from '../port';
+import { inboundRefOf } from './inboundRef';
 
 const USER_SERVER = '@s.whatsapp.net';
 const LID_SERVER = '@lid';
@@ -64,8 +65,14 @@ const RECEIPTS: Partial<Record<proto.WebMessageInfo.Status, ReceiptStatus>> = {
 export const receiptOf = (status: number | null | undefined): ReceiptStatus | null =>
   status === null || status === undefined ? null : (RECEIPTS[status as proto.WebMessageInfo.Status] ?? null);
 
+/** WhatsApp's answer to a send from a restricted account (an ack with error="463"). */
+export const ACCOUNT_RESTRICTED_CODE = '463';
+
 /** The reason a platform error code gives a failed message. */
-export const platformErrorReason = (code: string | null | undefined): string => (code ? `platform_error_${code}` : 'platform_error');
+export const platformErrorReason = (code: string | null | undefined): string => {
+  if (code === ACCOUNT_RESTRICTED_CODE) return ACCOUNT_RESTRICTED;
+  return code ? `platform_error_${code}` : 'platform_error';
+};
 
 /**
  * Whether `sendMessage` failed because the recipient has no WhatsApp account: the pre-key fetch for a number that is
@@ -87,10 +94,10 @@ interface MediaOf {
 }
 
 const mediaOf = (content: proto.IMessage): MediaOf | null => {
-  const { imageMessage: image, videoMessage: video, audioMessage: audio, documentMessage: document } = content;
-  const found = image ?? video ?? audio ?? document;
+  const { imageMessage: image, videoMessage: video, audioMessage: audio, documentMessage: document, stickerMessage: sticker } = content;
+  const found = image ?? video ?? audio ?? document ?? sticker;
   if (!found) return null;
-  const fallback = image ? 'image/jpeg' : video ? 'video/mp4' : audio ? 'audio/ogg' : 'application/octet-stream';
+  const fallback = image ? 'image/jpeg' : video ? 'video/mp4' : audio ? 'audio/ogg' : sticker ? 'image/webp' : 'application/octet-stream';
   return {
     mimetype: nonEmpty(found.mimetype) ?? fallback,
     filename: nonEmpty(document?.fileName),
@@ -161,5 +168,6 @@ export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()
     text,
     media: media ? { mimetype: media.mimetype, filename: media.filename, size: media.size } : null,
     timestamp: (seconds > 0 ? new Date(seconds * 1000) : now()).toISOString(),
+    ref: inboundRefOf(message),
   };
 };

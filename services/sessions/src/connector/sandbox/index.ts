@@ -1,3 +1,5 @@
 export * from './sandboxPlatform';
 export * from './ledger';
 export type { SandboxSent } from './sentRecords';
+export type { SandboxReadMark } from './sandboxRef';
+export { SANDBOX_MEDIA_KINDS, type SandboxMediaKind } from './sandboxMedia';

@@ -1,4 +1,3 @@
-import type { InboundMessage } from '../port';
 import type { SandboxLedger } from './ledger';
 
 export interface SandboxOptions {
@@ -17,6 +16,3 @@ export interface SandboxOptions {
   /** Links and taken message ids; shared (KV) when several replicas use one sandbox. Default: in memory. */
   ledger?: SandboxLedger;
 }
-
-/** An inbound message to inject; the platform fills in its id and timestamp unless given. */
-export type SandboxInbound = Omit<InboundMessage, 'platformMessageId' | 'timestamp'> & Partial<Pick<InboundMessage, 'platformMessageId' | 'timestamp'>>;

@@ -294,6 +294,32 @@ describe('sandbox platform (fake timers)', () => {
     });
   });
 
+  describe('restrictions', () => {
+    it('refuses sends of a restricted account as account_restricted and tells the connection; a send taken after the end says it is over', async () => {
+      const platform = new SandboxPlatform(fast);
+      const { events, connection } = await linked(platform);
+      platform.restrict('I1', null);
+      expect(events.at(-1)?.type).toBe('connected'); // an unknown end shows at the next send
+      await connection.send({ messageId: 'm1', to: CONTACT, text: 'refused' });
+      jest.advanceTimersByTime(5);
+      expect(events.slice(-2)).toEqual([
+        { type: 'restricted', until: null },
+        { type: 'receipt', messageId: 'm1', status: 'failed', reason: 'account_restricted' },
+      ]);
+      expect(platform.sent('I1')).toEqual([]);
+      platform.lift('I1');
+      expect(events.at(-1)).toEqual({ type: 'unrestricted' });
+      const until = Date.now() + 1_000;
+      platform.restrict('I1', until);
+      expect(events.at(-1)).toEqual({ type: 'restricted', until: new Date(until).toISOString() });
+      jest.setSystemTime(until);
+      await connection.send({ messageId: 'm2', to: CONTACT, text: 'after the end' });
+      expect(events.at(-1)).toEqual({ type: 'unrestricted' });
+      expect(platform.sent('I1').map((m) => m.messageId)).toEqual(['m2']);
+      await connection.close();
+    });
+  });
+
   describe('inbound messages', () => {
     it('reports an injected message on the connected connection, with a generated id and timestamp', async () => {
       const platform = new SandboxPlatform({ ...fast, now: () => new Date('2026-11-22T10:00:00.000Z') });
@@ -307,22 +333,51 @@ describe('sandbox platform (fake timers)', () => {
         text: 'hello',
         media: null,
         timestamp: '2026-11-22T10:00:00.000Z',
+        ref: expect.any(String),
       });
       const other = platform.inject('I1', { from: '4917612345678', pushName: null, text: 'again', media: null });
       expect(other.platformMessageId).not.toBe(message.platformMessageId);
       await connection.close();
     });
 
-    it('keeps a given id and timestamp, and carries media metadata', async () => {
+    it('keeps a given id and timestamp, and makes the media file it describes, served from its ref', async () => {
       const platform = new SandboxPlatform(fast);
       const { events, connection } = await linked(platform);
-      const media = { mimetype: 'image/jpeg', filename: null, size: 1234 };
-      platform.inject('I1', { from: CONTACT, pushName: null, text: null, media, platformMessageId: 'X1', timestamp: '2026-01-01T00:00:00.000Z' });
+      const message = platform.inject('I1', {
+        from: CONTACT,
+        pushName: null,
+        text: null,
+        media: { kind: 'document', size: 1234 },
+        platformMessageId: 'X1',
+        timestamp: '2026-01-01T00:00:00.000Z',
+      });
+      const media = { mimetype: 'application/pdf', filename: 'sandbox.pdf', size: 1234 };
       expect(events.at(-1)).toEqual({
         type: 'inbound',
-        message: { platformMessageId: 'X1', from: CONTACT, pushName: null, text: null, media, timestamp: '2026-01-01T00:00:00.000Z' },
+        message: { platformMessageId: 'X1', from: CONTACT, pushName: null, text: null, media, timestamp: '2026-01-01T00:00:00.000Z', ref: message.ref },
       });
+      const file = await platform.downloadMedia(message.ref, 10_000);
+      expect(file).toMatchObject({ mimetype: 'application/pdf', filename: 'sandbox.pdf' });
+      expect(file.data).toHaveLength(1234);
+      expect(file.data.subarray(0, 8).toString()).toBe('%PDF-1.4');
+      // The same file on every call (any replica makes it from the ref alone).
+      expect((await new SandboxPlatform(fast).downloadMedia(message.ref, 10_000)).data).toEqual(file.data);
+      await expect(platform.downloadMedia(message.ref, 1_000)).rejects.toMatchObject({ reason: 'too_large' });
+      const text = platform.inject('I1', { from: CONTACT, pushName: null, text: 'no file', media: null });
+      await expect(platform.downloadMedia(text.ref, 10_000)).rejects.toMatchObject({ reason: 'no_media' });
       await connection.close();
+    });
+
+    it('records the read receipts an instance sends, only while connected', async () => {
+      const platform = new SandboxPlatform({ ...fast, now: () => new Date('2026-11-22T10:00:00.000Z') });
+      const { connection } = await linked(platform);
+      const message = platform.inject('I1', { from: CONTACT, pushName: null, text: 'read me', media: null });
+      await connection.markRead(message.ref);
+      expect(platform.readMarksOf('I1')).toEqual([{ platformMessageId: message.platformMessageId, from: CONTACT, at: '2026-11-22T10:00:00.000Z' }]);
+      await expect(connection.markRead('{"not":"a ref"}')).rejects.toThrow('not a sandbox message reference');
+      await connection.close();
+      await expect(connection.markRead(message.ref)).rejects.toThrow('not connected');
+      expect(platform.readMarksOf('I1')).toHaveLength(1);
     });
 
     it('refuses to inject when the instance is not connected, or from a sender that is not digits', async () => {

@@ -1,13 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import type { Connection, ConnectionEvent, Connector, InboundMessage, OutboundMessage } from '../port';
+import {
+  ACCOUNT_RESTRICTED,
+  MediaUnavailable,
+  type Connection,
+  type ConnectionEvent,
+  type Connector,
+  type InboundMessage,
+  type MediaDownload,
+  type OutboundMessage,
+} from '../port';
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
 import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
+import { parseRef, ReadMarks, sandboxInboundMessage, type SandboxInbound, type SandboxReadMark } from './sandboxRef';
+import { sandboxMediaFile } from './sandboxMedia';
+import { SandboxRestrictions } from './sandboxRestrictions';
 import { SentRecords, type SandboxSent } from './sentRecords';
 import { isSandboxGroupOf, PresenceLog, sandboxGroupsOf, type SandboxPresence } from './sandboxChats';
-import type { SandboxInbound, SandboxOptions } from './sandboxOptions';
+import type { SandboxOptions } from './sandboxOptions';
 
-export type { SandboxInbound, SandboxOptions } from './sandboxOptions';
+export type { SandboxOptions } from './sandboxOptions';
+export type { SandboxInbound } from './sandboxRef';
 
 type Stage = 'linking' | 'qr' | 'connected' | 'closed';
 
@@ -48,6 +61,8 @@ export class SandboxPlatform implements Connector {
   private readonly receipts = new Map<string, PendingReceipt[]>();
   private readonly records = new SentRecords();
   private readonly presences = new PresenceLog();
+  private readonly readMarks = new ReadMarks();
+  private readonly restrictions = new SandboxRestrictions();
   private readonly ledger: SandboxLedger;
   private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
   private readonly now: () => Date;
@@ -112,9 +127,26 @@ export class SandboxPlatform implements Connector {
         this.connected(instanceId);
         this.presences.add(instanceId, to, typing);
       },
+      markRead: async (ref) => {
+        if (conn.stage !== 'connected') throw new Error(`Instance ${instanceId} is not connected to the sandbox`);
+        const { platformMessageId, from } = parseRef(ref);
+        this.readMarks.add(instanceId, { platformMessageId, from, at: this.now().toISOString() });
+      },
       logout: () => this.logout(conn),
       close: async () => this.end(conn),
     };
+  }
+
+  /** The file of a simulated contact's message, made from its ref (any replica serves the same bytes). */
+  async downloadMedia(ref: string, maxBytes: number): Promise<MediaDownload> {
+    const { media } = parseRef(ref);
+    if (!media) throw new MediaUnavailable('no_media', 'The message has no media');
+    return sandboxMediaFile(media, maxBytes);
+  }
+
+  /** The read receipts the instance sent (mark_read, or automatic ones), oldest first (the latest 1,000). */
+  readMarksOf(instanceId: string): SandboxReadMark[] {
+    return this.readMarks.of(instanceId);
   }
 
   /** Forgets the instance's link (its credentials are gone): the next connection shows a QR code. */
@@ -148,17 +180,26 @@ export class SandboxPlatform implements Connector {
     const conn = this.connected(instanceId);
     if (!isDigits(inbound.from)) throw new Error(`The sender must be international digits without '+', got '${inbound.from}'`);
     if (inbound.groupId && !isSandboxGroupOf(conn.number ?? '', inbound.groupId)) throw new Error(`Instance ${instanceId} is not in group ${inbound.groupId}`);
-    const message: InboundMessage = {
-      platformMessageId: inbound.platformMessageId ?? newPlatformMessageId(),
-      from: inbound.from,
-      ...(inbound.groupId ? { groupId: inbound.groupId } : {}),
-      pushName: inbound.pushName,
-      text: inbound.text,
-      media: inbound.media,
-      timestamp: inbound.timestamp ?? this.now().toISOString(),
-    };
+    const message = sandboxInboundMessage(inbound, inbound.platformMessageId ?? newPlatformMessageId(), this.now());
     conn.emit({ type: 'inbound', message });
     return message;
+  }
+
+  /**
+   * WhatsApp restricts the instance's account: its sends fail (`account_restricted`) until `untilMs`, if given, or
+   * `lift`. A known end is announced at once (WhatsApp pushes it); an unknown one shows at the next send.
+   */
+  restrict(instanceId: string, untilMs: number | null): void {
+    this.restrictions.set(instanceId, untilMs);
+    const conn = this.open.get(instanceId);
+    if (untilMs !== null && conn?.stage === 'connected') conn.emit(this.restrictions.announce(instanceId));
+  }
+
+  /** Lifts the instance's restriction; its connection hears so. */
+  lift(instanceId: string): void {
+    const over = this.restrictions.lift(instanceId);
+    const conn = this.open.get(instanceId);
+    if (over && conn?.stage === 'connected') conn.emit(over);
   }
 
   /** The network drops the instance's open connection: it reports `disconnected` and closes; the link stays. */
@@ -236,6 +277,14 @@ export class SandboxPlatform implements Connector {
     const { text, media, location, contact, reaction } = message;
     if (text === undefined && !media && !location && !contact && !reaction)
       throw new Error('A message needs text or media, a location, a contact or a reaction');
+    if (this.restrictions.holds(id)) {
+      conn.emit(this.restrictions.announce(id));
+      const refused = { type: 'receipt', messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED } as const;
+      this.later(conn, this.options.sentDelayMs, () => conn.emit(refused));
+      return;
+    }
+    const over = this.restrictions.taken(id);
+    if (over) conn.emit(over);
     // A repeat the platform took before is not sent again. Its receipts still come unless this process already
     // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event

@@ -1,0 +1,86 @@
+import { Readable } from 'node:stream';
+import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { INBOUND_MESSAGE_ID_PATTERN } from '@wagw/lib';
+import type { InstancesClientApi } from '../instancesClient';
+import type { SessionsClientApi } from '../sessionsClient';
+import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
+
+const EXAMPLE_MESSAGE_ID = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
+
+const MessageQuery = Type.Object(
+  {
+    instance_id: InstanceId,
+    message_id: Type.String({
+      pattern: INBOUND_MESSAGE_ID_PATTERN,
+      description: "A received message's id, as message.received gives it",
+      examples: [EXAMPLE_MESSAGE_ID],
+    }),
+    access_token: AccessToken,
+  },
+  { examples: [{ instance_id: EXAMPLE_ID, message_id: EXAMPLE_MESSAGE_ID }] },
+);
+
+/** `Content-Disposition` for a file name from a sender: a plain ASCII fallback and the exact name (RFC 6266, 5987). */
+export const contentDisposition = (filename: string | null): string => {
+  if (!filename) return 'attachment';
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+};
+
+/** Received messages: read receipts (mark_read) and their media (media). */
+export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
+  app,
+  { instances, sessions },
+) => {
+  const tags = ['Messages'];
+  const markReadDescription =
+    "Sends WhatsApp's read receipt for a received message: its sender sees it read (blue ticks, unless your account hides read receipts). Needs a connected instance (409 otherwise). A message received over 30 days ago, one the instance did not receive, or one it sent answers 404. To mark every inbound message read as it arrives, run the sessions service with AUTO_MARK_READ=true.";
+  const markRead = async (account: string, query: Static<typeof MessageQuery>) => {
+    const instance = await instances.get(account, query.instance_id);
+    await sessions.markRead({ instanceId: instance.instanceId, messageId: query.message_id });
+    return { status: 200, message: 'Marked read', success: true };
+  };
+  const markReadSchema = {
+    tags,
+    summary: 'Mark a received message read',
+    description: markReadDescription,
+    response: { 200: envelope({ success: Type.Boolean() }, { message: 'Marked read', success: true }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
+  };
+  app.get('/mark_read', { schema: { ...markReadSchema, operationId: 'markReadQuery', querystring: MessageQuery } }, async (request) =>
+    markRead(request.account, request.query),
+  );
+  app.post('/mark_read', { schema: { ...markReadSchema, operationId: 'markRead', body: MessageQuery } }, async (request) =>
+    markRead(request.account, request.body),
+  );
+
+  app.get(
+    '/media',
+    {
+      schema: {
+        tags,
+        operationId: 'getMedia',
+        summary: "A received message's media, decrypted",
+        description:
+          'The file of a received image, video, audio, document or sticker (message.received says `media` and its `url`), fetched from WhatsApp and decrypted: the body is the file, `Content-Type` its type, `Content-Disposition` its file name when the sender gave one. Files over the download cap (MEDIA_DOWNLOAD_MAX_BYTES, 16 MiB by default) answer 413 `media_too_large`; a text message 404 `no_media`; a file WhatsApp no longer keeps (they expire after some weeks) 404 `media_expired`.',
+        querystring: MessageQuery,
+        // The file is sent as it is (no serializer); the schema documents it in the OpenAPI document.
+        response: {
+          200: Type.Unknown({ description: 'The file, with its Content-Type and Content-Disposition' }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const instance = await instances.get(request.account, request.query.instance_id);
+      const media = await sessions.getMedia({ instanceId: instance.instanceId, messageId: request.query.message_id });
+      // The typed reply takes the JSON answer's object only; this one is the file.
+      return (reply as FastifyReply)
+        .type(media.mimetype || 'application/octet-stream')
+        .header('content-length', media.data.length)
+        .header('content-disposition', contentDisposition(media.filename || null))
+        .header('x-content-type-options', 'nosniff')
+        .send(Readable.from([media.data]));
+    },
+  );
+};

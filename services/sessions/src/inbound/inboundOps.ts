@@ -1,0 +1,50 @@
+import { AppError, conflict, notFound, unavailable, type Logger } from '@wagw/lib';
+import { MediaUnavailable, type Connection, type Connector, type MediaDownload } from '../connector/port';
+import type { InboundRefStore } from './inboundRefs';
+
+const messageNotFound = (): AppError => notFound('message_not_found', 'This instance received no message with this id (or received it over 30 days ago)');
+
+/** The ref of a message the instance received; a 404 for any other id (another instance's, one we sent, a made-up one). */
+const refOf = async (refs: InboundRefStore, instanceId: string, messageId: string): Promise<string> => {
+  const ref = await refs.get(instanceId, messageId);
+  if (ref === null) throw messageNotFound();
+  return ref;
+};
+
+/** mark_read on the replica holding the instance's connection: a read receipt the sender sees (blue ticks). */
+export const markRead = async (refs: InboundRefStore, connection: Connection | null, instanceId: string, messageId: string, logger: Logger): Promise<void> => {
+  const ref = await refOf(refs, instanceId, messageId);
+  if (!connection) throw conflict('not_connected', 'The instance is not connected: read receipts go out over its connection');
+  try {
+    await connection.markRead(ref);
+  } catch (error) {
+    logger.warn({ err: error, instanceId, messageId }, 'sending a read receipt failed');
+    throw unavailable('mark_read_failed', 'The read receipt could not be sent; try again', error);
+  }
+};
+
+const MEDIA_ERRORS: Record<MediaUnavailable['reason'], (message: string) => AppError> = {
+  no_media: () => notFound('no_media', 'The message has no media (text only)'),
+  too_large: (message) => new AppError('too_large', 'media_too_large', `${message}; raise MEDIA_DOWNLOAD_MAX_BYTES to fetch it`),
+  expired: (message) => notFound('media_expired', message),
+  failed: (message) => unavailable('media_download_failed', `${message}; try again`),
+};
+
+/** The decrypted media of a received message, within `maxBytes`; answered by any replica (no connection needed). */
+export const downloadInboundMedia = async (
+  refs: InboundRefStore,
+  connector: Connector,
+  instanceId: string,
+  messageId: string,
+  maxBytes: number,
+  logger: Logger,
+): Promise<MediaDownload> => {
+  const ref = await refOf(refs, instanceId, messageId);
+  try {
+    return await connector.downloadMedia(ref, maxBytes);
+  } catch (error) {
+    if (error instanceof MediaUnavailable) throw MEDIA_ERRORS[error.reason](error.message);
+    logger.warn({ err: error, instanceId, messageId }, 'downloading received media failed');
+    throw unavailable('media_download_failed', 'The media could not be fetched; try again', error);
+  }
+};
