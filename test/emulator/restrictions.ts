@@ -15,8 +15,9 @@ export interface Restriction {
 export class Restrictions {
   private readonly byNumber = new Map<string, Restriction>();
 
+  /** WhatsApp keeps (and names) the end in whole seconds: the end that holds is the one it announces. */
   set(number: string, until: number | null): void {
-    this.byNumber.set(number, { until });
+    this.byNumber.set(number, { until: until === null ? null : Math.floor(until / 1000) * 1000 });
   }
 
   lift(number: string): void {

@@ -654,6 +654,7 @@ describe('the baileys connector', () => {
           text: 'hello group',
           media: null,
           timestamp: new Date(1_700_000_000_000).toISOString(),
+          ref: expect.any(String),
         },
       },
     ]);

@@ -279,8 +279,10 @@ export class SandboxPlatform implements Connector {
       throw new Error('A message needs text or media, a location, a contact or a reaction');
     if (this.restrictions.holds(id)) {
       conn.emit(this.restrictions.announce(id));
-      const refused = { type: 'receipt', messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED } as const;
-      this.later(conn, this.options.sentDelayMs, () => conn.emit(refused));
+      // Queued like any receipt, so a refusal not yet reported when the connection drops comes on the next one.
+      this.queueReceipts(conn, [
+        { messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED, dueAt: performance.now() + this.options.sentDelayMs },
+      ]);
       return;
     }
     const over = this.restrictions.taken(id);
@@ -293,13 +295,14 @@ export class SandboxPlatform implements Connector {
     if (!fresh && this.records.has(id, message.messageId)) return;
     this.records.add(id, message, this.now().toISOString());
     // A group the account is not in fails as a number without an account does.
-    this.queueReceipts(conn, message, group ? !isSandboxGroupOf(conn.number ?? '', message.to) : undefined);
+    const unreachable = group ? !isSandboxGroupOf(conn.number ?? '', message.to) : undefined;
+    this.queueReceipts(conn, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
   }
 
-  private queueReceipts(conn: OpenConnection, message: OutboundMessage, unreachable?: boolean): void {
+  private queueReceipts(conn: OpenConnection, receipts: PendingReceipt[]): void {
     const pending = this.receipts.get(conn.instanceId) ?? [];
     this.receipts.set(conn.instanceId, pending);
-    enqueueReceipts(pending, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
+    enqueueReceipts(pending, receipts);
     this.scheduleReceipts(conn);
   }
 
