@@ -11,7 +11,8 @@ import {
 } from '../port';
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
-import { enqueueReceipts, plannedReceipts, UNREACHABLE_PREFIX, type PendingReceipt } from './receiptPlan';
+import { clearTimers, later, ReceiptQueue, type OpenConnection } from './openConnection';
+import { plannedReceipts, UNREACHABLE_PREFIX } from './receiptPlan';
 import { parseRef, ReadMarks, sandboxInboundMessage, type SandboxInbound, type SandboxReadMark } from './sandboxRef';
 import { sandboxMediaFile } from './sandboxMedia';
 import { SandboxRestrictions } from './sandboxRestrictions';
@@ -21,21 +22,6 @@ import type { SandboxOptions } from './sandboxOptions';
 
 export type { SandboxOptions } from './sandboxOptions';
 export type { SandboxInbound } from './sandboxRef';
-
-type Stage = 'linking' | 'qr' | 'connected' | 'closed';
-
-interface OpenConnection {
-  /** Names the connection in the ledger's connection records. */
-  readonly id: string;
-  readonly instanceId: string;
-  readonly emit: (event: ConnectionEvent) => void;
-  stage: Stage;
-  /** The linked number, once connected. */
-  number: string | null;
-  qr: string | null;
-  readonly timers: Set<NodeJS.Timeout>;
-  receiptTimer: NodeJS.Timeout | null;
-}
 
 /**
  * A simulated messaging platform (the `sandbox` connector, a product feature for trying the API without a phone).
@@ -58,7 +44,7 @@ export class SandboxPlatform implements Connector {
   private readonly open = new Map<string, OpenConnection>();
   /** Instances whose network is cut (`cutNetwork`). */
   private readonly unreachable = new Set<string>();
-  private readonly receipts = new Map<string, PendingReceipt[]>();
+  private readonly receipts = new ReceiptQueue();
   private readonly records = new SentRecords();
   private readonly presences = new PresenceLog();
   private readonly readMarks = new ReadMarks();
@@ -105,7 +91,7 @@ export class SandboxPlatform implements Connector {
     const previous = this.open.get(instanceId);
     this.open.set(instanceId, conn);
     if (previous) this.end(previous, { type: 'disconnected', reason: 'replaced' });
-    if (number !== null) this.later(conn, 0, () => this.goOnline(conn, number));
+    if (number !== null) later(conn, 0, () => this.goOnline(conn, number));
     else this.showQr(conn, 1);
     return {
       send: (message) => this.accept(conn, message),
@@ -249,18 +235,18 @@ export class SandboxPlatform implements Connector {
     conn.stage = 'qr';
     conn.qr = newQr();
     conn.emit({ type: 'qr', qr: conn.qr });
-    this.later(conn, this.options.qrIntervalMs, () => this.showQr(conn, n + 1));
+    later(conn, this.options.qrIntervalMs, () => this.showQr(conn, n + 1));
   }
 
   private goOnline(conn: OpenConnection, number: string): void {
     if (conn.stage === 'closed') return;
-    this.clearTimers(conn);
+    clearTimers(conn);
     conn.stage = 'connected';
     conn.number = number;
     conn.qr = null;
     this.ledger.connectionOnline?.(conn.instanceId, conn.id, Date.now());
     conn.emit({ type: 'connected', number });
-    this.scheduleReceipts(conn);
+    this.receipts.schedule(conn);
   }
 
   private connected(instanceId: string): OpenConnection {
@@ -280,7 +266,7 @@ export class SandboxPlatform implements Connector {
     if (this.restrictions.holds(id)) {
       conn.emit(this.restrictions.announce(id));
       // Queued like any receipt, so a refusal not yet reported when the connection drops comes on the next one.
-      this.queueReceipts(conn, [
+      this.receipts.add(conn, [
         { messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED, dueAt: performance.now() + this.options.sentDelayMs },
       ]);
       return;
@@ -296,36 +282,7 @@ export class SandboxPlatform implements Connector {
     this.records.add(id, message, this.now().toISOString());
     // A group the account is not in fails as a number without an account does.
     const unreachable = group ? !isSandboxGroupOf(conn.number ?? '', message.to) : undefined;
-    this.queueReceipts(conn, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
-  }
-
-  private queueReceipts(conn: OpenConnection, receipts: PendingReceipt[]): void {
-    const pending = this.receipts.get(conn.instanceId) ?? [];
-    this.receipts.set(conn.instanceId, pending);
-    enqueueReceipts(pending, receipts);
-    this.scheduleReceipts(conn);
-  }
-
-  /** Reports the due receipts of the instance on its connected connection, and waits for the next one. */
-  private scheduleReceipts(conn: OpenConnection): void {
-    if (conn.receiptTimer) {
-      clearTimeout(conn.receiptTimer);
-      conn.timers.delete(conn.receiptTimer);
-      conn.receiptTimer = null;
-    }
-    const pending = this.receipts.get(conn.instanceId);
-    const next = pending?.[0];
-    if (conn.stage !== 'connected' || !pending || !next) return;
-    conn.receiptTimer = this.later(conn, Math.max(0, next.dueAt - performance.now()), () => {
-      conn.receiptTimer = null;
-      const now = performance.now();
-      for (let head = pending[0]; head && head.dueAt <= now && conn.stage === 'connected'; head = pending[0]) {
-        pending.shift();
-        conn.emit({ type: 'receipt', messageId: head.messageId, status: head.status, ...(head.reason ? { reason: head.reason } : {}) });
-      }
-      if (pending.length === 0 && this.receipts.get(conn.instanceId) === pending) this.receipts.delete(conn.instanceId);
-      this.scheduleReceipts(conn);
-    });
+    this.receipts.add(conn, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
   }
 
   private async logout(conn: OpenConnection): Promise<void> {
@@ -338,26 +295,10 @@ export class SandboxPlatform implements Connector {
   }
 
   private async unlink(instanceId: string): Promise<boolean> {
-    this.receipts.delete(instanceId);
+    this.receipts.drop(instanceId);
     const wasLinked = (await this.ledger.linkOf(instanceId)) !== null;
     if (wasLinked) await this.ledger.setLink(instanceId, null);
     return wasLinked;
-  }
-
-  private later(conn: OpenConnection, ms: number, run: () => void): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      conn.timers.delete(timer);
-      if (conn.stage !== 'closed') run();
-    }, ms);
-    timer.unref();
-    conn.timers.add(timer);
-    return timer;
-  }
-
-  private clearTimers(conn: OpenConnection): void {
-    conn.timers.forEach((timer) => clearTimeout(timer));
-    conn.timers.clear();
-    conn.receiptTimer = null;
   }
 
   /** Closes the connection for good (no event after `last`, which it reports when given). Idempotent. */
@@ -366,7 +307,7 @@ export class SandboxPlatform implements Connector {
     if (conn.stage === 'connected') this.ledger.connectionEnded?.(conn.instanceId, conn.id, Date.now());
     conn.stage = 'closed';
     conn.qr = null;
-    this.clearTimers(conn);
+    clearTimers(conn);
     if (this.open.get(conn.instanceId) === conn) this.open.delete(conn.instanceId);
     if (last) conn.emit(last);
   }
