@@ -9,9 +9,12 @@ interface Event<T extends string, D extends Record<string, unknown>> {
   data: D;
 }
 
+/**
+ * Content fields (`SEALED_FIELDS`) are sealed in the log; `erased: true` when they were erased (they then read null).
+ */
 export type MessageAccepted = Event<
   'MessageAccepted',
-  { message_id: string; to: string; type: 'text' | 'media'; text: string | null; media_url: string | null; filename: string | null }
+  { message_id: string; to: string; type: 'text' | 'media'; text: string | null; media_url: string | null; filename: string | null; erased?: boolean }
 >;
 export type MessageSent = Event<'MessageSent', { message_id: string; to: string }>;
 export type MessageDelivered = Event<'MessageDelivered', { message_id: string; to: string }>;
@@ -26,6 +29,7 @@ export type MessageReceived = Event<
     text: string | null;
     media: { mimetype: string; filename: string | null; size: number } | null;
     timestamp: string;
+    erased?: boolean;
   }
 >;
 

@@ -29,6 +29,11 @@ export const BUCKETS = {
   sandboxLinks: 'sandbox_platform_links',
   sandboxSent: 'sandbox_platform_sent',
   sandboxConnections: 'sandbox_platform_connections',
+  /**
+   * instances, sessions, webhooks: each instance's data key, which seals message content in the event log
+   * (`lib/src/contentKeys`); erasure (`/v1/erase_instance_data`) purges it. Outside the log on purpose.
+   */
+  contentKeys: 'content_keys',
   /** gateway: revoked token ids (every replica watches it and refuses them). */
   revokedTokens: 'revoked_tokens',
 } as const;
