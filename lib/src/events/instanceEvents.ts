@@ -40,6 +40,8 @@ export type InstanceConnected = Event<'InstanceConnected', Record<string, never>
 export type InstanceDisconnected = Event<'InstanceDisconnected', { reason: string; reconnecting: boolean }>;
 export type InstanceLoggedOut = Event<'InstanceLoggedOut', { reason: string }>;
 export type InstanceFailed = Event<'InstanceFailed', { reason: string }>;
+/** The instance's data key was destroyed: message content stored until then reads as erased (`SEALED_FIELDS`). */
+export type InstanceDataErased = Event<'InstanceDataErased', Record<string, never>>;
 
 export type InstanceEvent =
   | InstanceCreated
@@ -53,7 +55,8 @@ export type InstanceEvent =
   | InstanceConnected
   | InstanceDisconnected
   | InstanceLoggedOut
-  | InstanceFailed;
+  | InstanceFailed
+  | InstanceDataErased;
 
 export type InstanceEventType = InstanceEvent['type'];
 
@@ -71,6 +74,7 @@ export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceDisconnected: 2,
   InstanceLoggedOut: 1,
   InstanceFailed: 1,
+  InstanceDataErased: 1,
 };
 
 /** Builds an event of the current schema version. */

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = {
   InstanceLoggedOut: 'instance.logged_out',
   InstanceFailed: 'instance.failed',
   InstanceReset: 'instance.reset',
+  InstanceDataErased: 'instance.data_erased',
 } as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK_EVENT_TYPES];

@@ -39,6 +39,12 @@ const decideInstance = (command: InstanceCommand, state: InstanceState): Instanc
       // Only the endpoint that answered 410: a webhook reconfigured meanwhile (a new URL) stays as it is.
       if (!state.exists || state.webhook?.url !== command.url || !state.webhook.enabled) return [];
       return [instanceEvent('WebhookDisabled', command.now, { reason: command.reason })];
+    case 'EraseInstanceData': {
+      const instance = ownedBy(state, command.account);
+      // Idempotent: erasing again with no content sealed since (no key was found to destroy) records nothing more.
+      if (instance.dataErasedAt && !command.keyDestroyed) return [];
+      return [instanceEvent('InstanceDataErased', command.now, {})];
+    }
     default: {
       const unknown: never = command;
       throw new Error(`unknown command ${JSON.stringify(unknown)}`);
@@ -66,6 +72,7 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       linkedNumber: null,
       lastDisconnectReason: null,
       resets: 0,
+      dataErasedAt: null,
     };
   }
   if (!state.exists) return state;
@@ -94,6 +101,8 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       return enter(state, 'logged_out', at, { linkedNumber: null, lastDisconnectReason: event.data.reason });
     case 'InstanceFailed':
       return enter(state, 'failed', at, { lastDisconnectReason: event.data.reason });
+    case 'InstanceDataErased':
+      return { ...state, dataErasedAt: at };
     default:
       return ignoreUnknown(event, state);
   }

@@ -22,7 +22,7 @@ export interface InstanceEntry {
 
 /** The read model's name and version in checkpoints. Bump the version when `evolveInstance` changes what a state means. */
 export const INSTANCE_STATES_MODEL = 'instance_states';
-export const INSTANCE_STATES_VERSION = 1;
+export const INSTANCE_STATES_VERSION = 2;
 
 /**
  * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model the

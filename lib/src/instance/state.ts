@@ -23,6 +23,8 @@ export interface ExistingInstance {
    * connection from before a reset reports late is recognised as stale (see `decideConnectionFact`).
    */
   resets: number;
+  /** When the instance's message content was last erased (its data key destroyed), or null. */
+  dataErasedAt: string | null;
 }
 
 export type InstanceState = { exists: false } | ExistingInstance;
