@@ -14,6 +14,7 @@ import {
   type ListInstancesRequest,
   type SetWebhookRequest,
   type ResetInstanceRequest,
+  type EraseDataRequest,
   type HistoryRequest,
 } from '@wagw/lib';
 
@@ -31,6 +32,8 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
     setWebhook: (request: SetWebhookRequest) => callUnary<SetWebhookRequest, SetWebhookMessage>(client.SetWebhook.bind(client), request, timeoutMs),
     reset: (account: string, instanceId: string, commandId: string) =>
       callUnary<ResetInstanceRequest, InstanceMessage>(client.Reset.bind(client), { account, instanceId, commandId }, timeoutMs),
+    eraseData: (account: string, instanceId: string, commandId: string) =>
+      callUnary<EraseDataRequest, InstanceMessage>(client.EraseData.bind(client), { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => callUnary<HistoryRequest, HistoryMessage>(client.History.bind(client), request, timeoutMs),
     /** No deadline: an export lasts as long as the history is long; the service's read fails when the store stops answering. */
     exportHistory: (request: HistoryRequest) => callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request),

@@ -48,6 +48,7 @@ export const EXAMPLE_INSTANCE = {
   webhook: { url: 'https://hooks.example.com/wa', enabled: true, events: ['message.received', 'message.failed'] },
   linked_number: '4915112345678',
   last_disconnect_reason: null,
+  data_erased_at: null,
 };
 
 export const EXAMPLE_QUOTAS = {
@@ -73,6 +74,9 @@ export const InstanceView = {
   webhook: WebhookView,
   linked_number: Type.Union([Type.String(), Type.Null()], { description: 'The linked phone number, when linked' }),
   last_disconnect_reason: Type.Union([Type.String(), Type.Null()]),
+  data_erased_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: "When the instance's message content was last erased (erase_instance_data); null = never",
+  }),
 };
 
 const Quota = (description: string) =>

@@ -14,6 +14,8 @@ import {
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
+  openContentKeys,
+  SealedEventStore,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import { type SessionsConfig } from './config';
@@ -53,7 +55,8 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     } else {
       connector = await BaileysConnector.open(nats, logger, config.baileys);
     }
-    const events = await JetStreamEventStore.open(nats, { logger });
+    const keys = await openContentKeys(nats);
+    const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
     const registry = new InstanceRegistry(events, logger);
     const checkpoints = await CheckpointStore.open(nats);
     await registry.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
@@ -87,9 +90,9 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     });
     const grpc = await startGrpcServer(loadSessionsProto().Sessions.service, sessionsHandlers(owner, messages, config.qrWaitMs, logger), config.grpcAddress);
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
-    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
+    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media, keys };
   });
-  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media } = service;
+  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media, keys } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {
@@ -107,6 +110,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await registry.stop();
       await ledgerFeed.stop();
       await media.close();
+      keys.stop();
       await nats.close();
     },
   };

@@ -16,6 +16,7 @@ export const instanceView = (i: InstanceMessage) => ({
     : null,
   linked_number: i.linkedNumber || null,
   last_disconnect_reason: i.lastDisconnectReason || null,
+  data_erased_at: i.dataErasedAt || null,
 });
 
 const quota = (used: number, max: number) => ({ used, max: max > 0 ? max : null });

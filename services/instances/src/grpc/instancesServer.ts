@@ -20,6 +20,7 @@ export const toInstanceMessage = (instance: ExistingInstance, version: number): 
   webhook: instance.webhook,
   linkedNumber: instance.linkedNumber ?? '',
   lastDisconnectReason: instance.lastDisconnectReason ?? '',
+  dataErasedAt: instance.dataErasedAt ?? '',
   version,
 });
 
@@ -44,6 +45,10 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): In
   }),
   Reset: unaryHandler(logger, 'Reset', async (r) => {
     const view = await service.reset(r.account, r.instanceId, r.commandId);
+    return toInstanceMessage(view.instance, view.version);
+  }),
+  EraseData: unaryHandler(logger, 'EraseData', async (r) => {
+    const view = await service.eraseData(r.account, r.instanceId, r.commandId);
     return toInstanceMessage(view.instance, view.version);
   }),
   History: unaryHandler(logger, 'History', async (r) => {

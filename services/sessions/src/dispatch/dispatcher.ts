@@ -123,6 +123,8 @@ export class Dispatcher {
         return await this.fail(instanceId, accepted, 'instance_reset');
       }
       if (facts?.blockedReason) return await this.fail(instanceId, accepted, `instance_${facts.blockedReason}`);
+      // Erased before it went out: its content is gone (the instance's data key was destroyed), so it cannot be sent.
+      if (accepted.data.erased) return await this.fail(instanceId, accepted, 'content_erased');
       if (Date.now() - Date.parse(accepted.occurredAt) > this.options.ttlMs) return await this.fail(instanceId, accepted, 'expired');
       const connection = this.sessions.connected(instanceId);
       if (!connection) return 'retry';
