@@ -3,6 +3,7 @@ import { messageEvent, messageStream, type MessageAccepted, type MessageReceived
 import { InMemoryEventStore } from './inMemoryEventStore';
 import type { Commit } from './port';
 import { SealedEventStore } from './sealedEventStore';
+import { describeEventStoreContract } from '../../../test/contract/eventStore.contract';
 
 const AT = '2026-11-24T01:00:00.000Z';
 const stream = messageStream('I1', 'm1');
@@ -116,3 +117,9 @@ describe('SealedEventStore', () => {
     expect(dataOf(await store.readStream(messageStream('I2', 'old')))).toEqual([accepted.data]);
   });
 });
+
+// The decorator keeps the port's contract (over the in-memory adapter; contract events carry no content fields).
+describeEventStoreContract('Sealed (in-memory)', async () => ({
+  store: new SealedEventStore(new InMemoryEventStore(), new ContentKeys(new InMemoryKeyBucket())),
+  close: async () => undefined,
+}));

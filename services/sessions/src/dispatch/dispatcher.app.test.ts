@@ -1,4 +1,15 @@
-import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type InstanceEvent } from '@wagw/lib';
+import {
+  ContentKeys,
+  InMemoryEventStore,
+  InMemoryKeyBucket,
+  instanceEvent,
+  instanceIdFor,
+  instanceStream,
+  messageEvent,
+  messageStream,
+  SealedEventStore,
+  type InstanceEvent,
+} from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import type { Connection } from '../connector/port';
@@ -8,7 +19,7 @@ import { InstanceRegistry } from '../registry/instanceRegistry';
 import { Dispatcher, type Connections } from './dispatcher';
 
 // Application tests of sending: the real dispatcher (on its durable subscription), registry and sandbox platform on
-// an in-memory store. Given the instance's events and an accepted message, when the dispatcher works it, then what
+// an in-memory store whose message content is sealed, as in production. Given the instance's events and an accepted message, when the dispatcher works it, then what
 // the platform took and what the dispatcher stored.
 
 const NUMBER = '4915112345678';
@@ -17,7 +28,8 @@ const PACING_MS = 150;
 
 describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
-  let store: InMemoryEventStore;
+  let keys: ContentKeys;
+  let store: SealedEventStore;
   let registry: InstanceRegistry;
   let platform: SandboxPlatform;
   let dispatcher: Dispatcher;
@@ -29,7 +41,8 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
 
   afterAll(() => media.close());
   beforeEach(async () => {
-    store = new InMemoryEventStore();
+    keys = new ContentKeys(new InMemoryKeyBucket());
+    store = new SealedEventStore(new InMemoryEventStore(), keys);
     registry = new InstanceRegistry(store, testLogger());
     registry.start();
     platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
@@ -145,5 +158,28 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
         5_000,
       ),
     ).toEqual(['expired']);
+  });
+
+  it('fails a queued send cleanly as content_erased when the instance was erased before it went out; a send after it goes out', async () => {
+    await givenLinked();
+    await accept('m1', 'erased before it went out');
+    await dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await keys.destroy(id);
+    await accept('m2', 'after the erasure');
+    await goOnline();
+    expect(
+      await eventually(
+        () => failures('m1'),
+        (f) => f.length === 1,
+        5_000,
+      ),
+    ).toEqual(['content_erased']);
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 1,
+      5_000,
+    );
+    expect(sent.map((m) => [m.messageId, m.text])).toEqual([['m2', 'after the erasure']]);
   });
 });
