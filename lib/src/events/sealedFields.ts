@@ -1,3 +1,5 @@
+import { WEBHOOK_EVENT_TYPES } from './webhookEventTypes';
+
 /**
  * The one list of content fields: what a user or a phone typed (texts, captions, media URLs, file names, push
  * names), sealed in the log with the instance's data key and read as `null` (with `erased: true` on the event's data)
@@ -9,9 +11,22 @@
 export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   MessageAccepted: ['text', 'media_url', 'filename'],
   MessageReceived: ['push_name', 'text', 'media.filename'],
-  /** WEBHOOKS store: the payload a delivery sends holds the event's content. */
-  DeliveryScheduled: ['body'],
 };
+
+/**
+ * Webhook payloads (the WEBHOOKS store's `DeliveryScheduled.body`) of the webhook types whose events have content
+ * fields (`message.received`): sealed too. Payloads of other types (receipts, instance changes) hold no content,
+ * and stay readable, so their retries survive an erasure and they never make a key.
+ */
+const SEALED_PAYLOADS: ReadonlySet<string> = new Set(
+  Object.entries(WEBHOOK_EVENT_TYPES)
+    .filter(([domainType]) => domainType in SEALED_FIELDS)
+    .map(([, webhookType]) => webhookType),
+);
+
+/** The content paths of an event of `type` with this data. */
+const pathsOf = (type: string, data: Record<string, unknown>): readonly string[] =>
+  type === 'DeliveryScheduled' ? (SEALED_PAYLOADS.has(String(data.event_type)) ? ['body'] : []) : (SEALED_FIELDS[type] ?? []);
 
 /** The field of a stored event's data that holds its sealed content (`SealedContent`); absent on plaintext events. */
 export const SEALED_KEY = '$sealed';
@@ -45,16 +60,16 @@ const copyAlong = (data: Data, paths: readonly string[]): Data => {
 
 /**
  * An event's data split into what stays readable and its content (path -> value), or null when the type has no
- * content fields or none is present.
+ * content fields or none holds a value (null is no content: it stays as it is).
  */
 export const takeContent = (type: string, data: Data): { rest: Data; content: Data } | null => {
-  const paths = SEALED_FIELDS[type];
-  if (!paths) return null;
+  const paths = pathsOf(type, data);
+  if (paths.length === 0) return null;
   const rest = copyAlong(data, paths);
   const content: Data = {};
   for (const path of paths) {
     const at = holderOf(rest, path);
-    if (!at || at.holder[at.field] === undefined) continue;
+    if (!at || at.holder[at.field] === undefined || at.holder[at.field] === null) continue;
     content[path] = at.holder[at.field];
     delete at.holder[at.field];
   }
@@ -73,7 +88,7 @@ export const putContent = (rest: Data, content: Data): Data => {
 
 /** The data of an event whose key was destroyed: each content field present reads null, and `erased: true` says why. */
 export const erasedContent = (type: string, rest: Data): Data => {
-  const paths = SEALED_FIELDS[type] ?? [];
+  const paths = pathsOf(type, rest);
   const data = copyAlong(rest, paths);
   for (const path of paths) {
     const at = holderOf(data, path);

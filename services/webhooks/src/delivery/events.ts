@@ -13,7 +13,8 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'gone';
 
 /**
  * `replay_of`: a replay's delivery (GET /v1/replay_webhooks) carries the original event's webhook-id, sent as its own.
- * `body` is sealed in the store (`SEALED_FIELDS`): it reads null, with `erased: true`, once the instance was erased.
+ * `body` of a type with content (`message.received`) is sealed in the store (`lib/src/events/sealedFields.ts`): it reads
+ * null, with `erased: true`, once the instance was erased.
  */
 export type DeliveryScheduled = Event<
   'DeliveryScheduled',

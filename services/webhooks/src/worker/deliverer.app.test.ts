@@ -74,12 +74,12 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     await endpoints.reach(ID, 2_000);
   };
   /** A job as the router leaves it after a first attempt that got a 500: its second attempt due `dueInMs` after it. */
-  const failedFirstAttempt = async (deliveryId: string, dueInMs = SCHEDULE[1]!): Promise<void> => {
+  const failedFirstAttempt = async (deliveryId: string, dueInMs = SCHEDULE[1]!, type = 'message.sent'): Promise<void> => {
     const at = new Date().toISOString();
-    const body = JSON.stringify({ id: deliveryId, type: 'message.sent', instance_id: ID, timestamp: at, data: { message_id: 'm1' } });
+    const body = JSON.stringify({ id: deliveryId, type, instance_id: ID, timestamp: at, data: { message_id: 'm1' } });
     await append(
       deliveryStream(ID, deliveryId),
-      deliveryEvent('DeliveryScheduled', at, { delivery_id: deliveryId, instance_id: ID, event_type: 'message.sent', body }),
+      deliveryEvent('DeliveryScheduled', at, { delivery_id: deliveryId, instance_id: ID, event_type: type, body }),
       deliveryEvent('DeliveryAttempted', at, {
         attempt: 1,
         url: receiver.url(path),
@@ -157,9 +157,10 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     expect(attempts.at(-1)).toMatchObject({ outcome: 'delivered', status: 200 });
   });
 
-  it('drops a pending retry as content_erased once the instance was erased: its payload is gone, nothing is sent', async () => {
+  it('drops a pending retry of a payload with content as content_erased once the instance was erased; one without content goes on', async () => {
     await givenInstance();
-    await failedFirstAttempt('evt_5_0', 300);
+    await failedFirstAttempt('evt_5_0', 300, 'message.received');
+    await failedFirstAttempt('evt_6_0', 300, 'message.sent');
     await keys.destroy(ID);
     await append(instanceStream(ID), instanceEvent('InstanceDataErased', new Date().toISOString(), {}));
     await endpoints.reach(ID, 2_000);
@@ -171,6 +172,11 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
       5_000,
     );
     expect(dropped).toEqual([{ reason: 'content_erased' }]);
-    expect(receiver.received.filter((r) => r.path === path)).toEqual([]);
+    const got = await eventually(
+      async () => receiver.received.filter((r) => r.path === path),
+      (r) => r.length === 1,
+      5_000,
+    );
+    expect(got.map((r) => r.id)).toEqual(['evt_6_0']);
   });
 });
