@@ -38,7 +38,7 @@ describe('erasure over HTTP (erase_instance_data)', () => {
   const history = async (id: string): Promise<HistoryEvent[]> => {
     const page = await api().GET('/history', { params: { query: { instance_id: id, limit: 1000 } } });
     expect(page.response.status).toBe(200);
-    return page.data!.events as unknown as HistoryEvent[];
+    return page.data!.events;
   };
   /** The verified deliveries to `path` of these webhook types, once there are `count` (bounded). */
   const hooks = (path: string, types: string[], count: number) =>
@@ -113,7 +113,7 @@ describe('erasure over HTTP (erase_instance_data)', () => {
     reader.close();
     const received = reader.received('message.received');
     expect(received.map((e) => e.id)).toEqual(live.filter((r) => r.body.type === 'message.received').map((r) => r.id));
-    expect(JSON.parse(received[0]!.data).data).toMatchObject({ from: FROM, text: null, erased: true });
+    expect((JSON.parse(received[0]!.data) as { data: unknown }).data).toMatchObject({ from: FROM, text: null, erased: true });
     expect(
       hasSecret(
         reader

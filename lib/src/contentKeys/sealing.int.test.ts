@@ -78,8 +78,9 @@ describe('sealed content on a real nats-server', () => {
     const info = await handles[0]!.jsm.streams.info(bucket, { subjects_filter: `$KV.${BUCKETS.contentKeys}.SEAL1` });
     expect(info.state.subjects?.[`$KV.${BUCKETS.contentKeys}.SEAL1`]).toBe(1);
 
+    const sealedKid = (JSON.parse(raw!.string()) as { events: Array<{ data: { $sealed: { kid: string } } }> }).events[0]!.data.$sealed.kid;
     // The other process learns of it through its watch; both read the event erased, and the log is unchanged.
-    await until(() => keys[1]!.known('SEAL1', JSON.parse(raw!.string()).events[0].data.$sealed.kid) === null);
+    await until(() => keys[1]!.known('SEAL1', sealedKid) === null);
     expect((await reader.readStream(messageStream('SEAL1', 'mINT1')))[0]!.events[0]!.data).toMatchObject({ text: null, erased: true, to: '4915112345678' });
     const after = await handles[0]!.jsm.streams.getMessage('EVENTS', { last_by_subj: 'events.SEAL1.message.mINT1' });
     expect(after?.string()).toBe(raw?.string());

@@ -67,7 +67,12 @@ export class SealedEventStore implements EventStore {
   }
 
   private async openAll(commits: Commit[]): Promise<Commit[]> {
-    return Promise.all(commits.map((commit) => this.isOpenNow(commit) ?? this.open(commit)));
+    return Promise.all(
+      commits.map((commit): Promise<Commit> => {
+        const now = this.isOpenNow(commit);
+        return now ? Promise.resolve(now) : this.open(commit);
+      }),
+    );
   }
 
   /** The commit opened without waiting when every key it needs is known here (the common case), else undefined. */
