@@ -7,6 +7,7 @@ import { runAppendBench, runReadBench } from './eventStore';
 import { runEventsBench } from './events';
 import { runHistoryBench } from './history';
 import { runReplayBench } from './replay';
+import { runSealingBench } from './sealing';
 import { fmtHttp as http, runHttpBench } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
 import { runStartupBench } from './startup';
@@ -130,6 +131,15 @@ const httpRows = async (rows: ResultRow[]): Promise<void> => {
     ratio: fmtRatio(sendRatio),
     target: '>= 0.25, p99 <= 30 ms',
     met: sendRatio >= 0.25 && h.send.p99 <= 30,
+  });
+  const s = await runSealingBench();
+  rows.push({
+    benchmark: "Sealing a send's content (AES-256-GCM, erasure): one MessageAccepted (200-character text) appended, in process, in-memory store",
+    result: `${s.sealedMicros.toFixed(1)} µs CPU per append sealed; read back opened ${s.openedReadMicros.toFixed(1)} µs`,
+    reference: `plain: ${s.plainMicros.toFixed(1)} µs per append; read back ${s.plainReadMicros.toFixed(1)} µs`,
+    ratio: fmtRatio(s.sealedMicros / s.plainMicros),
+    target: 'report (the added µs against the send row above)',
+    met: null,
   });
 };
 
