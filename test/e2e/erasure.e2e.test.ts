@@ -190,7 +190,7 @@ describe('erasure over HTTP (erase_instance_data)', () => {
     }
   });
 
-  it('answers 400 for a missing or malformed instance id and 404 for an unknown or foreign instance', async () => {
+  it('answers 400 for a missing or malformed instance id, 404 for an unknown or foreign instance, 403 without the manage scope', async () => {
     const missing = await env.stack.call('/v1/erase_instance_data');
     expect(missing.status).toBe(400);
     const malformed = await env.stack.call('/v1/erase_instance_data?instance_id=not%20an%20id');
@@ -200,5 +200,12 @@ describe('erasure over HTTP (erase_instance_data)', () => {
     expect([foreign.response.status, foreign.error?.code]).toEqual([404, 'instance_not_found']);
     const unknown = await erase('0123456789ABCDEF0123');
     expect(unknown.response.status).toBe(404);
+    // An instance token needs the manage scope: read alone may not erase.
+    const mine = (await api().GET('/create_instance')).data!.instance_id;
+    const reader = env.stack.client({ token: env.stack.token('acme', { instanceId: mine, scopes: ['read'] }) });
+    const refused = await reader.GET('/erase_instance_data', { params: { query: { instance_id: mine } } });
+    expect([refused.response.status, refused.error?.code]).toEqual([403, 'insufficient_scope']);
+    const manager = env.stack.client({ token: env.stack.token('acme', { instanceId: mine, scopes: ['manage'] }) });
+    expect((await manager.GET('/erase_instance_data', { params: { query: { instance_id: mine } } })).response.status).toBe(200);
   });
 });
