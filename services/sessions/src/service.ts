@@ -58,6 +58,14 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     const keys = await openContentKeys(nats);
     const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
     const registry = new InstanceRegistry(events, logger);
+    // Erasure reaches what the connector keeps outside the log (Baileys' sent messages for re-sends); every replica
+    // does it (idempotent), so it happens even while no replica holds the instance.
+    registry.onErased(
+      (instanceId) =>
+        void connector
+          .forgetContent(instanceId)
+          .catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the sent content of an erased instance')),
+    );
     const checkpoints = await CheckpointStore.open(nats);
     await registry.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await registry.catchUp(10_000);

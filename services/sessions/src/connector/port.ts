@@ -73,4 +73,6 @@ export interface Connector {
   connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection>;
   /** Wipes what is stored for the instance (credentials, keys): its next connection starts unlinked, with a QR code. */
   purge(instanceId: string): Promise<void>;
+  /** Erasure: drops the content of the instance's sent messages that the adapter keeps (the link and the ids stay). */
+  forgetContent(instanceId: string): Promise<void>;
 }
