@@ -8,6 +8,7 @@ import { runEventsBench } from './events';
 import { runStalledReadersBench } from './stalledReaders';
 import { runHistoryBench } from './history';
 import { runReplayBench } from './replay';
+import { runSealingBench } from './sealing';
 import { fmtHttp as http, runHttpBench } from './http';
 import { runSessionsBench, type DispatchRun } from './sessions';
 import { runStartupBench } from './startup';
@@ -149,6 +150,15 @@ const httpRows = async (rows: ResultRow[]): Promise<void> => {
     ratio: fmtRatio(h.send.requestsPerSecond / h.sendNoLimiter.requestsPerSecond),
     target: '<= 10 %',
     met: limiterCost <= 0.1,
+  });
+  const s = await runSealingBench();
+  rows.push({
+    benchmark: "Sealing a send's content (AES-256-GCM, erasure): one MessageAccepted (200-character text) appended, in process, in-memory store",
+    result: `${s.sealedMicros.toFixed(1)} µs CPU per append sealed; read back opened ${s.openedReadMicros.toFixed(1)} µs`,
+    reference: `plain: ${s.plainMicros.toFixed(1)} µs per append; read back ${s.plainReadMicros.toFixed(1)} µs`,
+    ratio: fmtRatio(s.sealedMicros / s.plainMicros),
+    target: 'report (the added µs against the send row above)',
+    met: null,
   });
 };
 

@@ -9,6 +9,7 @@ export * from './ops';
 export * from './auth';
 export * from './ids';
 export * from './secrets';
+export * from './contentKeys';
 export * from './validation';
 export * from './delivery';
 export * from './concurrency';

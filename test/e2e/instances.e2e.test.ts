@@ -283,6 +283,7 @@ describe('instances over HTTP', () => {
         [
           '/check_number',
           '/create_instance',
+          '/erase_instance_data',
           '/get_paircode',
           '/events',
           '/get_qrcode',

@@ -1,3 +1,4 @@
+import { SEALED_KEY } from '../events/sealedFields';
 import { upcastEvent } from '../events/upcasters';
 import type { Commit, NewEvent, RecordedEvent } from './port';
 
@@ -16,7 +17,14 @@ export const encodeCommit = (events: NewEvent[]): string =>
 
 export const decodeCommit = (stream: string, sequence: number, commandId: string, body: string): Commit => {
   const parsed = JSON.parse(body) as { events: StoredEvent[] };
-  // Every event is read in its type's current schema version (the stored one stays as it was written).
-  const events = parsed.events.map((e): RecordedEvent => ({ type: e.type, ...upcastEvent(e.type, e.v, e.data), occurredAt: e.at, stream, sequence }));
+  // Every event is read in its type's current schema version (the stored one stays as it was written). An event
+  // with sealed content is upcast once it is opened (`SealedEventStore`): upcasters see its content, or its erasure.
+  const events = parsed.events.map((e): RecordedEvent => ({
+    type: e.type,
+    ...(SEALED_KEY in e.data ? { schemaVersion: e.v, data: e.data } : upcastEvent(e.type, e.v, e.data)),
+    occurredAt: e.at,
+    stream,
+    sequence,
+  }));
   return { stream, sequence, commandId, events };
 };

@@ -39,6 +39,11 @@ export class AggregateCache<State> {
     return entry;
   }
 
+  /** Forgets a stream's state (it must be read again). */
+  delete(stream: string): void {
+    this.entries.delete(stream);
+  }
+
   set(stream: string, entry: Loaded<State>): void {
     this.entries.delete(stream);
     this.entries.set(stream, entry);

@@ -8,3 +8,4 @@ export { DeciderSpecification, type DeciderGiven, type DeciderWhen } from './dec
 export { StoreSpecification, type ExpectedCommit, type GivenCommit, type Outcome } from './specification';
 export * from './checkpointer';
 export * from './checkpointedProjection';
+export { SealedEventStore } from './sealedEventStore';

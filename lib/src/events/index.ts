@@ -2,3 +2,4 @@ export * from './instanceEvents';
 export * from './messageEvents';
 export * from './webhookEventTypes';
 export * from './upcasters';
+export * from './sealedFields';

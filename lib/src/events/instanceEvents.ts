@@ -44,6 +44,8 @@ export type InstanceFailed = Event<'InstanceFailed', { reason: string }>;
 export type InstanceRestricted = Event<'InstanceRestricted', { until: string | null }>;
 /** WhatsApp lifted the account's restriction before its end (or one whose end was unknown). */
 export type InstanceRestrictionLifted = Event<'InstanceRestrictionLifted', Record<string, never>>;
+/** The instance's data key was destroyed: message content stored until then reads as erased (`SEALED_FIELDS`). */
+export type InstanceDataErased = Event<'InstanceDataErased', Record<string, never>>;
 
 export type InstanceEvent =
   | InstanceCreated
@@ -59,7 +61,8 @@ export type InstanceEvent =
   | InstanceLoggedOut
   | InstanceFailed
   | InstanceRestricted
-  | InstanceRestrictionLifted;
+  | InstanceRestrictionLifted
+  | InstanceDataErased;
 
 export type InstanceEventType = InstanceEvent['type'];
 
@@ -79,6 +82,7 @@ export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceFailed: 1,
   InstanceRestricted: 1,
   InstanceRestrictionLifted: 1,
+  InstanceDataErased: 1,
 };
 
 /** Builds an event of the current schema version. */

@@ -16,6 +16,9 @@ export interface MessageLocation {
   name: string | null;
 }
 
+/**
+ * Content fields (`SEALED_FIELDS`) are sealed in the log; `erased: true` when they were erased (they then read null).
+ */
 export type MessageAccepted = Event<
   'MessageAccepted',
   {
@@ -33,7 +36,8 @@ export type MessageAccepted = Event<
     /** A contact card (type contact). */
     vcard?: string | null;
     /** A reaction (type reaction): the emoji, on this message of the instance. */
-    reaction?: { message_id: string; emoji: string } | null;
+    reaction?: { message_id: string; emoji: string | null } | null;
+    erased?: boolean;
   }
 >;
 export type MessageSent = Event<'MessageSent', { message_id: string; to: string }>;
@@ -54,6 +58,7 @@ export type MessageReceived = Event<
     platform_message_id?: string;
     /** A group message: the group's id (`…@g.us`); `from` is then the participant who wrote it. Null: a 1:1 chat. */
     group_id?: string | null;
+    erased?: boolean;
   }
 >;
 

@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = {
   InstanceFailed: 'instance.failed',
   InstanceReset: 'instance.reset',
   InstanceRestricted: 'instance.restricted',
+  InstanceDataErased: 'instance.data_erased',
 } as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK_EVENT_TYPES];

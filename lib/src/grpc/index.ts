@@ -14,6 +14,7 @@ export type { InstanceRef } from '../generated/wagw/instances/v1/InstanceRef';
 export type { ListInstancesRequest } from '../generated/wagw/instances/v1/ListInstancesRequest';
 export type { SetWebhookRequest } from '../generated/wagw/instances/v1/SetWebhookRequest';
 export type { ResetInstanceRequest } from '../generated/wagw/instances/v1/ResetInstanceRequest';
+export type { EraseDataRequest } from '../generated/wagw/instances/v1/EraseDataRequest';
 export type { HistoryRequest } from '../generated/wagw/instances/v1/HistoryRequest';
 export type { WebhooksClient, WebhooksHandlers } from '../generated/wagw/webhooks/v1/Webhooks';
 export type { ListDeliveriesRequest } from '../generated/wagw/webhooks/v1/ListDeliveriesRequest';

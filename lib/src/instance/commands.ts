@@ -54,4 +54,15 @@ export interface DisableWebhook {
   now: string;
 }
 
-export type InstanceCommand = CreateInstance | ConfigureWebhook | ResetInstance | RecordConnectionFact | DisableWebhook;
+/**
+ * Erasure: the instance's data key was destroyed (by the caller, before this command: the key lives outside the log).
+ * `keyDestroyed`: there was a key to destroy, i.e. content was sealed since the last erasure.
+ */
+export interface EraseInstanceData {
+  type: 'EraseInstanceData';
+  account: string;
+  keyDestroyed: boolean;
+  now: string;
+}
+
+export type InstanceCommand = CreateInstance | ConfigureWebhook | ResetInstance | RecordConnectionFact | DisableWebhook | EraseInstanceData;

@@ -126,4 +126,24 @@ describe('Instance aggregate', () => {
       expect(state).toMatchObject({ lifecycle: 'logged_out', linkedNumber: null, lastDisconnectReason: 'logged_out_on_phone' });
     });
   });
+
+  describe('erasure', () => {
+    const erased = instanceEvent('InstanceDataErased', LATER, {});
+    it("records the erasure of the instance's data and shows when it happened", () => {
+      given(created).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: true, now: LATER }).then([erased]);
+      expect(given(created, erased).state).toMatchObject({ dataErasedAt: LATER });
+    });
+    it('records the first erasure even when no content was ever sealed (no key to destroy)', () => {
+      given(created).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, now: LATER }).then([erased]);
+    });
+    it('records nothing more when erased again with nothing sealed since (idempotent)', () => {
+      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, now: LATER }).then([]);
+    });
+    it('records a new erasure when content was sealed since the last one (a new key was destroyed)', () => {
+      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: true, now: LATER }).then([erased]);
+    });
+    it("answers not found for another account's instance", () => {
+      given(created).when({ type: 'EraseInstanceData', account: 'other', keyDestroyed: false, now: LATER }).thenThrows('instance_not_found');
+    });
+  });
 });

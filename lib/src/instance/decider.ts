@@ -39,6 +39,12 @@ const decideInstance = (command: InstanceCommand, state: InstanceState): Instanc
       // Only the endpoint that answered 410: a webhook reconfigured meanwhile (a new URL) stays as it is.
       if (!state.exists || state.webhook?.url !== command.url || !state.webhook.enabled) return [];
       return [instanceEvent('WebhookDisabled', command.now, { reason: command.reason })];
+    case 'EraseInstanceData': {
+      const instance = ownedBy(state, command.account);
+      // Idempotent: erasing again with no content sealed since (no key was found to destroy) records nothing more.
+      if (instance.dataErasedAt && !command.keyDestroyed) return [];
+      return [instanceEvent('InstanceDataErased', command.now, {})];
+    }
     default: {
       const unknown: never = command;
       throw new Error(`unknown command ${JSON.stringify(unknown)}`);
@@ -67,6 +73,7 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       lastDisconnectReason: null,
       resets: 0,
       restriction: null,
+      dataErasedAt: null,
     };
   }
   if (!state.exists) return state;
@@ -100,6 +107,8 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       return { ...state, restriction: { since: activeRestriction(state, Date.parse(at))?.since ?? at, until: event.data.until } };
     case 'InstanceRestrictionLifted':
       return { ...state, restriction: null };
+    case 'InstanceDataErased':
+      return { ...state, dataErasedAt: at };
     default:
       return ignoreUnknown(event, state);
   }

@@ -23,7 +23,8 @@ export interface InstanceEntry {
 /** The read model's name and version in checkpoints. Bump the version when `evolveInstance` changes what a state means. */
 export const INSTANCE_STATES_MODEL = 'instance_states';
 // 2: states carry `restriction` (InstanceRestricted, InstanceRestrictionLifted).
-export const INSTANCE_STATES_VERSION = 2;
+// 3: states carry `dataErasedAt` (InstanceDataErased).
+export const INSTANCE_STATES_VERSION = 3;
 
 /**
  * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model the

@@ -31,6 +31,8 @@ export interface ExistingInstance {
   resets: number;
   /** The latest restriction of the account's sends, or null; one past its `until` is over (`activeRestriction`). */
   restriction: Restriction | null;
+  /** When the instance's message content was last erased (its data key destroyed), or null. */
+  dataErasedAt: string | null;
 }
 
 export type InstanceState = { exists: false } | ExistingInstance;

@@ -31,6 +31,11 @@ export const BUCKETS = {
   sandboxConnections: 'sandbox_platform_connections',
   /** sessions: what each connector needs to act on a received message later (mark_read, media download). */
   inboundRefs: 'inbound_refs',
+  /**
+   * instances, sessions, webhooks: each instance's data key, which seals message content in the event log
+   * (`lib/src/contentKeys`); erasure (`/v1/erase_instance_data`) purges it. Outside the log on purpose.
+   */
+  contentKeys: 'content_keys',
   /** gateway: revoked token ids (every replica watches it and refuses them). */
   revokedTokens: 'revoked_tokens',
 } as const;

@@ -24,6 +24,7 @@ import { createRateLimiter, type RateLimitSettings } from './plugins/rateLimit';
 import type { WindowCounter } from './rateLimit/windowCounter';
 import { historyRoutes } from './routes/history';
 import { instancesRoutes } from './routes/instances';
+import { erasureRoutes } from './routes/erasure';
 import { webhookRoutes } from './routes/webhook';
 import { deliveriesRoutes } from './routes/deliveries';
 import { replayRoutes } from './routes/replay';
@@ -125,6 +126,7 @@ export const buildGateway = async ({
       const rateLimiter = rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings));
       registerAuth(api, { verify: verifyToken, revocations, rateLimiter });
       await api.register(instancesRoutes, { instances, sessions });
+      await api.register(erasureRoutes, { instances });
       await api.register(historyRoutes, { instances });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });

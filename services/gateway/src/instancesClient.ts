@@ -20,6 +20,7 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
     list: (account: string, cursor: string, limit: number) => calls.call('List', { account, cursor, limit }, timeoutMs),
     setWebhook: (request: SetWebhookRequest) => calls.call('SetWebhook', request, timeoutMs),
     reset: (account: string, instanceId: string, commandId: string) => calls.call('Reset', { account, instanceId, commandId }, timeoutMs),
+    eraseData: (account: string, instanceId: string, commandId: string) => calls.call('EraseData', { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => calls.call('History', request, timeoutMs),
     /** No deadline: an export lasts as long as the history is long; the service's read fails when the store stops answering. */
     exportHistory: (request: HistoryRequest) => callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request),

@@ -49,6 +49,7 @@ export const EXAMPLE_INSTANCE = {
   linked_number: '4915112345678',
   last_disconnect_reason: null,
   restricted: null,
+  data_erased_at: null,
 };
 
 export const EXAMPLE_QUOTAS = {
@@ -87,6 +88,9 @@ export const InstanceView = {
         "Set while WhatsApp restricts the account's sends (it answered a send with 463, `account_restricted`): sends wait, queued, until `until` (or, with no known end, an hour, SEND_RESTRICTED_PAUSE_MS, before one send probes). An `instance.restricted` webhook announces it.",
     },
   ),
+  data_erased_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: "When the instance's message content was last erased (erase_instance_data); null = never",
+  }),
 };
 
 const Quota = (description: string) =>

@@ -11,6 +11,8 @@ import {
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
+  openContentKeys,
+  SealedEventStore,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
 import { DEFAULT_INSTANCE_QUOTA, type InstancesConfig } from './config';
@@ -28,7 +30,8 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
   const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
     const nats = await connectNats({ url: config.natsUrl, name: 'instances', logger, replicas: config.natsReplicas });
     startup.waitingFor('the event store and the secrets bucket');
-    const store = await JetStreamEventStore.open(nats, { logger });
+    const keys = await openContentKeys(nats);
+    const store = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
     const secrets = await KvWebhookSecretStore.open(nats);
     const directory = new InstanceDirectory(store, logger);
     await directory.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
@@ -36,6 +39,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       store,
       secrets,
       directory,
+      keys,
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
       instanceQuota: config.instanceQuota ?? DEFAULT_INSTANCE_QUOTA,
     });
@@ -45,9 +49,9 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       if (!(await directory.catchUp(1_000))) return { ready: false, reason: 'read model is catching up' };
       return { ready: true };
     });
-    return { nats, directory, grpc, instances };
+    return { nats, directory, grpc, instances, keys };
   });
-  const { nats, directory, grpc, instances } = service;
+  const { nats, directory, grpc, instances, keys } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'instances service started');
   return {
     grpcPort: grpc.port,
@@ -57,6 +61,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       await ops.close();
       instances.close();
       await directory.stop();
+      keys.stop();
       await nats.close();
     },
   };

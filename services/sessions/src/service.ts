@@ -14,6 +14,8 @@ import {
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
+  openContentKeys,
+  SealedEventStore,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import { type SessionsConfig } from './config';
@@ -55,8 +57,17 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     } else {
       connector = await BaileysConnector.open(nats, logger, config.baileys);
     }
-    const events = await JetStreamEventStore.open(nats, { logger });
+    const keys = await openContentKeys(nats);
+    const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
     const registry = new InstanceRegistry(events, logger);
+    // Erasure reaches what the connector keeps outside the log (Baileys' sent messages for re-sends); every replica
+    // does it (idempotent), so it happens even while no replica holds the instance.
+    registry.onErased(
+      (instanceId) =>
+        void connector
+          .forgetContent(instanceId)
+          .catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the sent content of an erased instance')),
+    );
     const checkpoints = await CheckpointStore.open(nats);
     await registry.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await registry.catchUp(10_000);
@@ -114,9 +125,9 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
-    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
+    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media, keys };
   });
-  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media } = service;
+  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media, keys } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {
@@ -134,6 +145,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await registry.stop();
       await ledgerFeed.stop();
       await media.close();
+      keys.stop();
       await nats.close();
     },
   };

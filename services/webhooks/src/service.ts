@@ -20,6 +20,8 @@ import {
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
+  openContentKeys,
+  SealedEventStore,
 } from '@wagw/lib';
 import { DeliveriesService } from './application/deliveriesService';
 import type { WebhooksConfig } from './config';
@@ -51,8 +53,13 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
   const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
     const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger, replicas: config.natsReplicas });
     startup.waitingFor('the event store, buckets and consumers');
-    const events = await JetStreamEventStore.open(nats, { logger });
-    const deliveries = await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger });
+    // Both logs hold content (events; deliveries' payloads): sealed with the instances' data keys.
+    const keys = await openContentKeys(nats);
+    const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
+    const deliveries = new SealedEventStore(
+      await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger }),
+      keys,
+    );
     const secrets = await KvWebhookSecretStore.open(nats);
     const endpoints = new EndpointDirectory(events, logger);
     await endpoints.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
@@ -95,7 +102,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
 
     const unregisterGauges = [
       gaugeFrom('webhook_backlog', 'Deliveries waiting for an attempt or a retry (all replicas)', async () => {
-        const info = await nats.jsm.consumers.info(deliveries.streamName, DURABLES.webhooksDeliverer).catch(() => null);
+        const info = await nats.jsm.consumers.info(STREAMS.webhooks.name, DURABLES.webhooksDeliverer).catch(() => null);
         return info ? info.num_pending + info.num_ack_pending : 0;
       }),
       gaugeFrom('webhook_open_circuits', 'Endpoints whose circuit breaker is open', () => breaker.openCount()),
@@ -114,9 +121,9 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
       return { ready: true };
     });
-    return { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges };
+    return { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges, keys };
   });
-  const { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges } = service;
+  const { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges, keys } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'webhooks service started');
   let closed = false;
   return {
@@ -144,6 +151,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       await deliverer.stop();
       await endpoints.stop();
       await client.close();
+      keys.stop();
       await nats.close();
       unregisterGauges.forEach((unregister) => unregister());
     },

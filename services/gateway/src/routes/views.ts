@@ -17,6 +17,7 @@ export const instanceView = (i: InstanceMessage) => ({
   linked_number: i.linkedNumber || null,
   last_disconnect_reason: i.lastDisconnectReason || null,
   restricted: i.restriction ? { since: i.restriction.since, until: i.restriction.until || null } : null,
+  data_erased_at: i.dataErasedAt || null,
 });
 
 const quota = (used: number, max: number) => ({ used, max: max > 0 ? max : null });

@@ -1,6 +1,8 @@
 import {
   assertPublicUrl,
+  ContentKeys,
   InMemoryEventStore,
+  InMemoryKeyBucket,
   instanceEvent,
   instanceIdFor,
   instanceStream,
@@ -41,6 +43,7 @@ describe('InstancesService (application, in-memory store)', () => {
       store,
       secrets: new InMemoryWebhookSecretStore(),
       directory,
+      keys: new ContentKeys(new InMemoryKeyBucket()),
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: false, resolve: async (host) => dns[host] ?? [] }),
       now: () => new Date(NOW),
     });
@@ -58,6 +61,7 @@ describe('InstancesService (application, in-memory store)', () => {
         store,
         secrets: new InMemoryWebhookSecretStore(),
         directory,
+        keys: new ContentKeys(new InMemoryKeyBucket()),
         checkWebhookUrl: async () => undefined,
         instanceQuota: 2,
         now: () => new Date(NOW),
@@ -93,6 +97,7 @@ describe('InstancesService (application, in-memory store)', () => {
               lastDisconnectReason: null,
               resets: 0,
               restriction: null,
+              dataErasedAt: null,
             },
             version: 1,
           },

@@ -15,6 +15,7 @@ import {
   parseWebhookEventFilter,
   type Page,
   stateAt,
+  type ContentKeys,
   type EventStore,
   type WebhookSecretStore,
 } from '@wagw/lib';
@@ -34,6 +35,8 @@ export interface InstancesServiceDeps {
   store: EventStore;
   secrets: WebhookSecretStore;
   directory: InstanceDirectory;
+  /** The data keys that seal message content in `store` (erasure destroys one). */
+  keys: ContentKeys;
   /** Refuses a webhook URL the gateway must not call (the SSRF guard); resolves when it is acceptable. */
   checkWebhookUrl: (url: string) => Promise<void>;
   /** Instances an account may create; 0 = no limit. */
@@ -126,7 +129,17 @@ export class InstancesService {
     return this.run(instanceId, commandId, { type: 'ResetInstance', account, now: this.timestamp() });
   }
 
-  /** The instance's events (its own stream and its messages'), oldest first, filtered, a page at a time. */
+  /**
+   * Erasure: destroys the instance's data key, so the content of its messages in the log reads as erased from now on
+   * (no event is rewritten), then records InstanceDataErased. Ownership is checked before anything is destroyed.
+   * Idempotent: a repeat destroys nothing more and, when no content was sealed since, records nothing more either.
+   */
+  async eraseData(account: string, instanceId: string, commandId: string): Promise<InstanceView> {
+    await this.get(account, instanceId);
+    const keyDestroyed = await this.deps.keys.destroy(instanceId);
+    return this.run(instanceId, commandId, { type: 'EraseInstanceData', account, keyDestroyed, now: this.timestamp() });
+  }
+
   /** One page of the history; the scan behind it stays open a moment for the next page (OpenScans). */
   async history(account: string, instanceId: string, cursor: number, limit: number, filters: HistoryFilters = {}): Promise<HistoryPage> {
     await this.assertOwner(account, instanceId);

@@ -22,6 +22,7 @@ export const toInstanceMessage = (instance: ExistingInstance, version: number, n
   webhook: instance.webhook,
   linkedNumber: instance.linkedNumber ?? '',
   lastDisconnectReason: instance.lastDisconnectReason ?? '',
+  dataErasedAt: instance.dataErasedAt ?? '',
   version,
   restriction: restrictionMessage(instance, now),
 });
@@ -53,6 +54,10 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): Ha
   }),
   Reset: unaryHandler(logger, 'Reset', async (r) => {
     const view = await service.reset(r.account, r.instanceId, r.commandId);
+    return toInstanceMessage(view.instance, view.version);
+  }),
+  EraseData: unaryHandler(logger, 'EraseData', async (r) => {
+    const view = await service.eraseData(r.account, r.instanceId, r.commandId);
     return toInstanceMessage(view.instance, view.version);
   }),
   History: unaryHandler(logger, 'History', async (r) => {

@@ -1,12 +1,15 @@
 import {
   ALL_MESSAGES_PATTERN,
+  ContentKeys,
   InMemoryEventStore,
+  InMemoryKeyBucket,
   instanceEvent,
   instanceIdFor,
   instanceStream,
   messageEvent,
   messageStream,
   Projection,
+  SealedEventStore,
   type InstanceEvent,
 } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
@@ -19,7 +22,7 @@ import { SendLedger } from '../registry/sendLedger';
 import { Dispatcher, type Connections } from './dispatcher';
 
 // Application tests of sending: the real dispatcher (on its durable subscription), registry and sandbox platform on
-// an in-memory store. Given the instance's events and an accepted message, when the dispatcher works it, then what
+// an in-memory store whose message content is sealed, as in production. Given the instance's events and an accepted message, when the dispatcher works it, then what
 // the platform took and what the dispatcher stored.
 
 const NUMBER = '4915112345678';
@@ -28,7 +31,8 @@ const PACING_MS = 150;
 
 describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
-  let store: InMemoryEventStore;
+  let keys: ContentKeys;
+  let store: SealedEventStore;
   let registry: InstanceRegistry;
   let ledger: SendLedger;
   let ledgerFeed: Projection;
@@ -44,7 +48,8 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
 
   afterAll(() => media.close());
   beforeEach(async () => {
-    store = new InMemoryEventStore();
+    keys = new ContentKeys(new InMemoryKeyBucket());
+    store = new SealedEventStore(new InMemoryEventStore(), keys);
     registry = new InstanceRegistry(store, testLogger());
     registry.start();
     ledger = new SendLedger();
@@ -257,5 +262,28 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(typing.minMs - 5);
     expect(at[3]! - at[2]!).toBeGreaterThanOrEqual(300 - 5);
     expect(Date.parse(sent[1]!.acceptedAt) - Date.parse(sent[0]!.acceptedAt)).toBeGreaterThanOrEqual(300 - 10);
+  });
+
+  it('fails a queued send cleanly as content_erased when the instance was erased before it went out; a send after it goes out', async () => {
+    await givenLinked();
+    await accept('m1', 'erased before it went out');
+    await dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await keys.destroy(id);
+    await accept('m2', 'after the erasure');
+    await goOnline();
+    expect(
+      await eventually(
+        () => failures('m1'),
+        (f) => f.length === 1,
+        5_000,
+      ),
+    ).toEqual(['content_erased']);
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 1,
+      5_000,
+    );
+    expect(sent.map((m) => [m.messageId, m.text])).toEqual([['m2', 'after the erasure']]);
   });
 });

@@ -178,7 +178,9 @@ export class Dispatcher {
   }
 
   private failureOf(instanceId: string, accepted: MessageAccepted, sequence: number): string | null {
-    return sendFailureOf(this.registry.get(instanceId), { sequence, acceptedAt: Date.parse(accepted.occurredAt) }, Date.now(), this.options.ttlMs);
+    const reason = sendFailureOf(this.registry.get(instanceId), { sequence, acceptedAt: Date.parse(accepted.occurredAt) }, Date.now(), this.options.ttlMs);
+    // Erased before it went out: its content is gone (the instance's data key was destroyed), so it cannot be sent.
+    return reason ?? (accepted.data.erased ? 'content_erased' : null);
   }
 
   /** Older sends of the instance still queued and not sent from here: this one waits its turn (the sweeper's). */

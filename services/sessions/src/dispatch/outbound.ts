@@ -36,7 +36,7 @@ export const outboundOf = async (
       if (!vcard) break;
       return { messageId, to, contact: { vcard, displayName: vcardDisplayName(vcard) }, ...quoted };
     case 'reaction':
-      if (!reaction) break;
+      if (!reaction?.emoji) break;
       return { messageId, to, reaction: { target: await refOrFail(events, instanceId, reaction.message_id), emoji: reaction.emoji } };
     case 'media':
       if (!media) break;

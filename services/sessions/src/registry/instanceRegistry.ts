@@ -14,11 +14,14 @@ export interface InstanceFacts {
 /** Every instance's link facts, as the instance aggregate's state has them. */
 export class InstanceRegistry extends InstanceStates {
   private readonly resetListeners = new Set<(instanceId: string) => void>();
+  private readonly erasureListeners = new Set<(instanceId: string) => void>();
 
   constructor(store: EventStore, logger: Logger) {
     super(store, logger);
     this.onChange(({ instanceId, before, after }) => {
       if (before.exists && after.resets !== before.resets) for (const listener of this.resetListeners) listener(instanceId);
+      if (after.exists && after.dataErasedAt !== (before.exists ? before.dataErasedAt : null))
+        for (const listener of this.erasureListeners) listener(instanceId);
     });
   }
 
@@ -43,6 +46,11 @@ export class InstanceRegistry extends InstanceStates {
   isLinked(instanceId: string): boolean {
     const state = this.stateOf(instanceId);
     return Boolean(state?.linkedNumber && !isInstanceBlocked(state));
+  }
+
+  /** Called for every erasure applied after the listener was added (the connector drops the content it keeps). */
+  onErased(listener: (instanceId: string) => void): void {
+    this.erasureListeners.add(listener);
   }
 
   /** Called for every reset applied after start-up catch-up (the session logs the device out). */

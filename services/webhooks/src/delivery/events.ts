@@ -11,8 +11,15 @@ interface Event<T extends string, D extends Record<string, unknown>> {
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'gone';
 
-/** `replay_of`: a replay's delivery (GET /v1/replay_webhooks) carries the original event's webhook-id, sent as its own. */
-export type DeliveryScheduled = Event<'DeliveryScheduled', { delivery_id: string; instance_id: string; event_type: string; body: string; replay_of?: string }>;
+/**
+ * `replay_of`: a replay's delivery (GET /v1/replay_webhooks) carries the original event's webhook-id, sent as its own.
+ * `body` of a type with content (`message.received`) is sealed in the store (`lib/src/events/sealedFields.ts`): it reads
+ * null, with `erased: true`, once the instance was erased.
+ */
+export type DeliveryScheduled = Event<
+  'DeliveryScheduled',
+  { delivery_id: string; instance_id: string; event_type: string; body: string | null; replay_of?: string; erased?: boolean }
+>;
 export type DeliveryAttempted = Event<
   'DeliveryAttempted',
   {

@@ -22,7 +22,8 @@ export interface Delivery {
   deliveryId: string;
   instanceId: string;
   eventType: string;
-  body: string;
+  /** The payload; null once the instance's content was erased (nothing left to send). */
+  body: string | null;
   createdAt: string;
   /** A replay's delivery: the original event's webhook-id (its header on every attempt); null for the original. */
   replayOf: string | null;

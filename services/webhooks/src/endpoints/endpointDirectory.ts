@@ -7,6 +7,8 @@ export interface Endpoint {
   enabled: boolean;
   /** The webhook event types it takes; empty = all. */
   events: readonly string[];
+  /** When the instance's content was last erased: deliveries made before then have no payload left to send. */
+  dataErasedAt: string | null;
 }
 
 /** Every instance's webhook settings, as the instance aggregate's state has them. */
@@ -14,7 +16,13 @@ export class EndpointDirectory extends InstanceStates {
   get(instanceId: string): Endpoint | undefined {
     const state = this.stateOf(instanceId);
     return state
-      ? { account: state.account, url: state.webhook?.url ?? null, enabled: state.webhook?.enabled ?? false, events: state.webhook?.events ?? [] }
+      ? {
+          account: state.account,
+          url: state.webhook?.url ?? null,
+          enabled: state.webhook?.enabled ?? false,
+          events: state.webhook?.events ?? [],
+          dataErasedAt: state.dataErasedAt ?? null,
+        }
       : undefined;
   }
 

@@ -29,7 +29,11 @@ export class Attempter {
     private readonly now: () => Date,
   ) {}
 
-  async attempt(instanceId: string, delivery: Delivery, url: string): Promise<{ events: DeliveryEvent[]; next: NextStep; delivered: boolean; at: string }> {
+  async attempt(
+    instanceId: string,
+    delivery: Delivery & { body: string },
+    url: string,
+  ): Promise<{ events: DeliveryEvent[]; next: NextStep; delivered: boolean; at: string }> {
     const secret = await this.secretFor(instanceId);
     const result = await this.client.deliver(url, delivery.body, webhookHeaders(secret, webhookIdOf(delivery), delivery.body, this.now()));
     this.breaker.record(instanceId, result.kind === 'delivered');

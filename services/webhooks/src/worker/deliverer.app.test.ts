@@ -1,4 +1,15 @@
-import { createDeliveryClient, InMemoryEventStore, InMemoryWebhookSecretStore, instanceEvent, instanceIdFor, instanceStream, type NewEvent } from '@wagw/lib';
+import {
+  ContentKeys,
+  createDeliveryClient,
+  InMemoryEventStore,
+  InMemoryKeyBucket,
+  InMemoryWebhookSecretStore,
+  instanceEvent,
+  instanceIdFor,
+  instanceStream,
+  SealedEventStore,
+  type NewEvent,
+} from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import { WebhookReceiver } from '../../../../test/harness/webhookReceiver';
@@ -9,7 +20,7 @@ import { CircuitBreaker } from './circuitBreaker';
 import { Deliverer } from './deliverer';
 
 // Application tests of retries, dead letters and redelivery: the real deliverer (on its durable subscription),
-// attempter, endpoint directory and delivery client on one in-memory store, delivering to a real HTTP receiver on
+// attempter, endpoint directory and delivery client on one in-memory store (payloads sealed, as in production), delivering to a real HTTP receiver on
 // 127.0.0.1. Given a delivery job as the router leaves it, when the deliverer works it, then the attempts it records.
 
 const ID = instanceIdFor('acme', 'deliverer-1');
@@ -19,7 +30,8 @@ const SCHEDULE = [0, 20, 40];
 describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
   const receiver = new WebhookReceiver();
   const client = createDeliveryClient({ timeoutMs: 2_000, allowPrivateNetworks: true });
-  let store: InMemoryEventStore;
+  let keys: ContentKeys;
+  let store: SealedEventStore;
   let endpoints: EndpointDirectory;
   let secrets: InMemoryWebhookSecretStore;
   let deliverer: Deliverer;
@@ -32,7 +44,8 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     await receiver.stop();
   });
   beforeEach(async () => {
-    store = new InMemoryEventStore();
+    keys = new ContentKeys(new InMemoryKeyBucket());
+    store = new SealedEventStore(new InMemoryEventStore(), keys);
     endpoints = new EndpointDirectory(store, testLogger());
     endpoints.start();
     secrets = new InMemoryWebhookSecretStore();
@@ -61,12 +74,12 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     await endpoints.reach(ID, 2_000);
   };
   /** A job as the router leaves it after a first attempt that got a 500: its second attempt due `dueInMs` after it. */
-  const failedFirstAttempt = async (deliveryId: string, dueInMs = SCHEDULE[1]!): Promise<void> => {
+  const failedFirstAttempt = async (deliveryId: string, dueInMs = SCHEDULE[1]!, type = 'message.sent'): Promise<void> => {
     const at = new Date().toISOString();
-    const body = JSON.stringify({ id: deliveryId, type: 'message.sent', instance_id: ID, timestamp: at, data: { message_id: 'm1' } });
+    const body = JSON.stringify({ id: deliveryId, type, instance_id: ID, timestamp: at, data: { message_id: 'm1' } });
     await append(
       deliveryStream(ID, deliveryId),
-      deliveryEvent('DeliveryScheduled', at, { delivery_id: deliveryId, instance_id: ID, event_type: 'message.sent', body }),
+      deliveryEvent('DeliveryScheduled', at, { delivery_id: deliveryId, instance_id: ID, event_type: type, body }),
       deliveryEvent('DeliveryAttempted', at, {
         attempt: 1,
         url: receiver.url(path),
@@ -142,5 +155,28 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
       5_000,
     );
     expect(attempts.at(-1)).toMatchObject({ outcome: 'delivered', status: 200 });
+  });
+
+  it('drops a pending retry of a payload with content as content_erased once the instance was erased; one without content goes on', async () => {
+    await givenInstance();
+    await failedFirstAttempt('evt_5_0', 300, 'message.received');
+    await failedFirstAttempt('evt_6_0', 300, 'message.sent');
+    await keys.destroy(ID);
+    await append(instanceStream(ID), instanceEvent('InstanceDataErased', new Date().toISOString(), {}));
+    await endpoints.reach(ID, 2_000);
+    await deliverer.start();
+    const dropped = await eventually(
+      async () =>
+        (await store.readStream(deliveryStream(ID, 'evt_5_0'))).flatMap((c) => c.events.filter((e) => e.type === 'DeliveryDropped').map((e) => e.data)),
+      (d) => d.length === 1,
+      5_000,
+    );
+    expect(dropped).toEqual([{ reason: 'content_erased' }]);
+    const got = await eventually(
+      async () => receiver.received.filter((r) => r.path === path),
+      (r) => r.length === 1,
+      5_000,
+    );
+    expect(got.map((r) => r.id)).toEqual(['evt_6_0']);
   });
 });

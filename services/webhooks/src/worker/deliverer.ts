@@ -105,8 +105,11 @@ export class Deliverer {
     }
   }
 
-  private async load(job: StoreDelivery): Promise<{ state: DeliveryState; version: number }> {
+  private async load(job: StoreDelivery, erasedAt: string | null): Promise<{ state: DeliveryState; version: number }> {
     const stream = job.commit.stream;
+    // An erasure since the state was cached: read the delivery again, its payload as the store has it now (erased).
+    const cached = this.cache.get(stream)?.state;
+    if (erasedAt && cached?.exists && cached.createdAt <= erasedAt) this.cache.delete(stream);
     if (job.deliveryCount === 1 && job.commit.events[0]?.type === 'DeliveryScheduled' && !this.cache.get(stream)) {
       // A fresh job needs no read: its commit is the whole stream so far.
       const state = job.commit.events.map(upcastDelivery).reduce(evolveDelivery, initialDeliveryState());
@@ -117,7 +120,7 @@ export class Deliverer {
 
   private async process(instanceId: string, job: StoreDelivery): Promise<void> {
     try {
-      const { state, version } = await this.load(job);
+      const { state, version } = await this.load(job, this.endpoints.get(instanceId)?.dataErasedAt ?? null);
       const trigger = job.commit.events.find((e) => TRIGGERS.has(e.type));
       const jobRound = trigger?.type === 'RedeliveryRequested' ? Number(trigger.data.round) : 0;
       // Done already, or superseded by a later redelivery request (that one carries the job now).
@@ -126,14 +129,16 @@ export class Deliverer {
       const due = nextAttemptDue(state) - now.getTime();
       if (due > 5) return job.nak(due);
       const endpoint = this.endpoints.get(instanceId);
-      if (!endpoint?.enabled || !endpoint.url) {
-        await this.append(job.commit.stream, state, version, decideDrop('webhook disabled', now.toISOString()), `drop-${state.deliveryId}-${state.round}`);
+      if (!endpoint?.enabled || !endpoint.url || state.body === null) {
+        // The webhook is off, or the payload was erased (its instance's data key destroyed): nothing to send.
+        const reason = !endpoint?.enabled || !endpoint.url ? 'webhook disabled' : 'content_erased';
+        await this.append(job.commit.stream, state, version, decideDrop(reason, now.toISOString()), `drop-${state.deliveryId}-${state.round}`);
         return job.ack();
       }
       const wait = this.breaker.waitMs(instanceId);
       if (wait > 0) return job.nak(wait + Math.floor(this.options.random() * 1_000));
       const attempt = state.attempts.length + 1;
-      const { events, next, at } = await this.attempter.attempt(instanceId, state, endpoint.url);
+      const { events, next, at } = await this.attempter.attempt(instanceId, { ...state, body: state.body }, endpoint.url);
       await this.append(job.commit.stream, state, version, events, `attempt-${state.deliveryId}-${attempt}`);
       switch (next.kind) {
         case 'done':

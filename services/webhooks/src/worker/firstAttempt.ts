@@ -29,11 +29,12 @@ export interface DeliveryTarget {
  */
 export const firstAttempt = async (deps: FirstAttemptDeps, instanceId: string, webhook: WebhookEvent, url: string, target: DeliveryTarget): Promise<void> => {
   const { deliveryId } = target;
+  const body = JSON.stringify(webhook);
   const scheduled = deliveryEvent('DeliveryScheduled', webhook.timestamp, {
     delivery_id: deliveryId,
     instance_id: instanceId,
     event_type: webhook.type,
-    body: JSON.stringify(webhook),
+    body,
     ...(target.replayOf ? { replay_of: target.replayOf } : {}),
   });
   const record = async (stream: string, events: NewEvent[]): Promise<void> => {
@@ -44,7 +45,7 @@ export const firstAttempt = async (deps: FirstAttemptDeps, instanceId: string, w
   // After a crash, the event may already have been handled: then there is a record of it.
   if (target.redelivered && (await recorded(deps.deliveries, instanceId, deliveryId))) return;
   if (deps.breaker.waitMs(instanceId) > 0) return record(deliveryStream(instanceId, deliveryId), [scheduled]);
-  const delivery = evolveDelivery(initialDeliveryState(), scheduled) as Delivery;
+  const delivery = { ...(evolveDelivery(initialDeliveryState(), scheduled) as Delivery), body };
   const { events, next, delivered, at } = await deps.attempter.attempt(instanceId, delivery, url);
   if (delivered) return record(deliveredStream(instanceId, deliveryId), [scheduled, ...events]);
   await record(deliveryStream(instanceId, deliveryId), [scheduled, ...events]);

@@ -115,6 +115,11 @@ export class BaileysConnector implements Connector {
     await this.wipe(instanceId);
   }
 
+  /** Erasure: the sent messages kept for re-sends lose their content (the bucket keeps one revision: it is gone). */
+  async forgetContent(instanceId: string): Promise<void> {
+    await this.parts.sent.forgetContent(instanceId);
+  }
+
   private async wipe(instanceId: string): Promise<void> {
     this.caches.delete(instanceId);
     await Promise.all([this.parts.auth.purge(instanceId), this.parts.sent.purge(instanceId)]);

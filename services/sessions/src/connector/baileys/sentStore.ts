@@ -55,6 +55,18 @@ export class SentMessageStore {
     return text === null ? null : parse(text);
   }
 
+  /** Erasure: keeps each record's message id (receipts still map) and drops its content (no re-send of it either). */
+  async forgetContent(instanceId: string): Promise<void> {
+    const keys = await this.bucket.keysUnder(token(instanceId, 'instance id'));
+    await Promise.all(
+      keys.map(async (key) => {
+        const text = await this.bucket.get(key);
+        const record = text === null ? null : parse(text);
+        if (record?.message) await this.bucket.put(key, JSON.stringify({ messageId: record.messageId, message: null } satisfies StoredRecord));
+      }),
+    );
+  }
+
   async purge(instanceId: string): Promise<void> {
     const keys = await this.bucket.keysUnder(token(instanceId, 'instance id'));
     await Promise.all(keys.map((key) => this.bucket.delete(key)));

@@ -216,6 +216,12 @@ export class SandboxPlatform implements Connector {
     if (conn) this.end(conn, { type: 'logged_out', reason: 'logged_out_on_phone' });
   }
 
+  /**
+   * Erasure: the gateway's side of the sandbox keeps no sent content; what `sent` lists is what the simulated
+   * platform received, and a platform keeps what it received (as WhatsApp does).
+   */
+  async forgetContent(): Promise<void> {}
+
   /** Every message the platform accepted from the instance, oldest first (the latest 10,000). */
   sent(instanceId: string): SandboxSent[] {
     return this.records.of(instanceId);

@@ -1,0 +1,3 @@
+export * from './cipher';
+export * from './contentKeys';
+export * from './kvKeyBucket';

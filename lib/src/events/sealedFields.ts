@@ -1,0 +1,98 @@
+import { WEBHOOK_EVENT_TYPES } from './webhookEventTypes';
+
+/**
+ * The one list of content fields: what a user or a phone typed (texts, captions, media URLs, file names, push
+ * names), sealed in the log with the instance's data key and read as `null` (with `erased: true` on the event's data)
+ * once the key is destroyed. Everything else an event holds stays readable: types, times, ids, numbers, states,
+ * reasons. A path names a field of the event's `data`; `a.b` is field `b` of the object in `a` (when `a` is null
+ * there is nothing to seal). To seal a new free-text field, add its path here: new events seal it; older events keep
+ * reading as they were written (see `sealedEventStore.ts`).
+ */
+export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  MessageAccepted: ['text', 'media_url', 'filename', 'location.name', 'vcard', 'reaction.emoji'],
+  MessageReceived: ['push_name', 'text', 'media.filename'],
+};
+
+/**
+ * Webhook payloads (the WEBHOOKS store's `DeliveryScheduled.body`) of the webhook types whose events have content
+ * fields (`message.received`): sealed too. Payloads of other types (receipts, instance changes) hold no content,
+ * and stay readable, so their retries survive an erasure and they never make a key.
+ */
+const SEALED_PAYLOADS: ReadonlySet<string> = new Set(
+  Object.entries(WEBHOOK_EVENT_TYPES)
+    .filter(([domainType]) => domainType in SEALED_FIELDS)
+    .map(([, webhookType]) => webhookType),
+);
+
+/** The content paths of an event of `type` with this data. */
+const pathsOf = (type: string, data: Record<string, unknown>): readonly string[] =>
+  type === 'DeliveryScheduled' ? (SEALED_PAYLOADS.has(String(data.event_type)) ? ['body'] : []) : (SEALED_FIELDS[type] ?? []);
+
+/** The field of a stored event's data that holds its sealed content (`SealedContent`); absent on plaintext events. */
+export const SEALED_KEY = '$sealed';
+
+type Data = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Data => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The object holding a path's last field, and that field's name (null when a parent on the way is not an object). */
+const holderOf = (data: Data, path: string): { holder: Data; field: string } | null => {
+  const parts = path.split('.');
+  let holder: unknown = data;
+  for (const part of parts.slice(0, -1)) holder = isObject(holder) ? holder[part] : undefined;
+  return isObject(holder) ? { holder, field: parts[parts.length - 1]! } : null;
+};
+
+/** A deep enough copy of `data` to change the objects on the listed paths. */
+const copyAlong = (data: Data, paths: readonly string[]): Data => {
+  const copy: Data = { ...data };
+  for (const path of paths) {
+    const parts = path.split('.');
+    let holder = copy;
+    for (const part of parts.slice(0, -1)) {
+      if (!isObject(holder[part])) break;
+      holder[part] = { ...holder[part] };
+      holder = holder[part] as Data;
+    }
+  }
+  return copy;
+};
+
+/**
+ * An event's data split into what stays readable and its content (path -> value), or null when the type has no
+ * content fields or none holds a value (null is no content: it stays as it is).
+ */
+export const takeContent = (type: string, data: Data): { rest: Data; content: Data } | null => {
+  const paths = pathsOf(type, data);
+  if (paths.length === 0) return null;
+  const rest = copyAlong(data, paths);
+  const content: Data = {};
+  for (const path of paths) {
+    const at = holderOf(rest, path);
+    if (!at || at.holder[at.field] === undefined || at.holder[at.field] === null) continue;
+    content[path] = at.holder[at.field];
+    delete at.holder[at.field];
+  }
+  return Object.keys(content).length > 0 ? { rest, content } : null;
+};
+
+/** The data with its content put back where `takeContent` took it from. */
+export const putContent = (rest: Data, content: Data): Data => {
+  const data = copyAlong(rest, Object.keys(content));
+  for (const [path, value] of Object.entries(content)) {
+    const at = holderOf(data, path);
+    if (at) at.holder[at.field] = value;
+  }
+  return data;
+};
+
+/** The data of an event whose key was destroyed: each content field present reads null, and `erased: true` says why. */
+export const erasedContent = (type: string, rest: Data): Data => {
+  const paths = pathsOf(type, rest);
+  const data = copyAlong(rest, paths);
+  for (const path of paths) {
+    const at = holderOf(data, path);
+    if (at) at.holder[at.field] = null;
+  }
+  return { ...data, erased: true };
+};
