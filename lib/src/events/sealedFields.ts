@@ -71,7 +71,8 @@ export const takeContent = (type: string, data: Data): { rest: Data; content: Da
     const at = holderOf(rest, path);
     if (!at || at.holder[at.field] === undefined || at.holder[at.field] === null) continue;
     content[path] = at.holder[at.field];
-    delete at.holder[at.field];
+    // Left as null, not deleted: an erased event then shows which content fields it had (names are not content).
+    at.holder[at.field] = null;
   }
   return Object.keys(content).length > 0 ? { rest, content } : null;
 };
@@ -92,7 +93,7 @@ export const erasedContent = (type: string, rest: Data): Data => {
   const data = copyAlong(rest, paths);
   for (const path of paths) {
     const at = holderOf(data, path);
-    if (at) at.holder[at.field] = null;
+    if (at && at.field in at.holder) at.holder[at.field] = null;
   }
   return { ...data, erased: true };
 };
