@@ -1,8 +1,7 @@
-import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
-import { startStack, type TestStack } from '../harness/stack';
+import { linkOverEmulator, startBaileysStack, type BaileysStack } from '../harness/baileysStack';
+import type { TestStack } from '../harness/stack';
 import { eventually } from '../harness/wait';
-import { decodeQr } from '../harness/qrCode';
 
 type HistoryEvent = { type: string; stream: string; data: Record<string, unknown> };
 
@@ -15,24 +14,16 @@ const CAP = 256 * 1024;
  * and decrypted by the gateway.
  */
 describe('received messages over HTTP with the Baileys connector: mark_read and media', () => {
+  let baileys: BaileysStack;
   let emulator: WaEmulator;
   let stack: TestStack;
 
   beforeAll(async () => {
-    emulator = await startWaEmulator({ qrRefCount: 3 });
-    stack = await startStack({}, true, {
-      connector: 'baileys',
-      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 3_000 },
-      mediaDownloadMaxBytes: CAP,
-      leaseTtlMs: 10_000,
-      leaseRenewMs: 2_000,
-    });
+    baileys = await startBaileysStack({ mediaDownloadMaxBytes: CAP });
+    ({ emulator, stack } = baileys);
   }, 60_000);
 
-  afterAll(async () => {
-    await stack.close();
-    await emulator.stop();
-  });
+  afterAll(() => baileys.close());
 
   const received = async (id: string): Promise<HistoryEvent[]> =>
     ((await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as HistoryEvent[]).filter((e) => e.type === 'MessageReceived');
@@ -46,19 +37,7 @@ describe('received messages over HTTP with the Baileys connector: mark_read and 
     return events[count - 1]!.data;
   };
 
-  const linkedInstance = async (number: string): Promise<string> => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
-    const text = typeof qr.body.qrcode === 'string' ? decodeQr(qr.body.qrcode) : null;
-    if (!text) throw new Error('no QR code');
-    await emulator.scan(text, number);
-    await eventually(
-      () => stack.call(`/v1/status?instance_id=${id}`),
-      (s) => s.body.state === 'connected',
-      20_000,
-    );
-    return id;
-  };
+  const linkedInstance = (number: string): Promise<string> => linkOverEmulator(baileys, number);
 
   const media = (id: string, messageId: string) =>
     fetch(`${stack.baseUrl}/v1/media?instance_id=${id}&message_id=${messageId}`, { headers: { authorization: `Bearer ${stack.token()}` } });

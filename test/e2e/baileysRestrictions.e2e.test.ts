@@ -1,8 +1,7 @@
-import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
-import { startStack, type TestStack } from '../harness/stack';
+import { linkOverEmulator, startBaileysStack, type BaileysStack } from '../harness/baileysStack';
+import type { TestStack } from '../harness/stack';
 import { eventually, sleep } from '../harness/wait';
-import { decodeQr } from '../harness/qrCode';
 
 type HistoryEvent = { type: string; stream: string; data: Record<string, unknown> };
 
@@ -12,23 +11,16 @@ type HistoryEvent = { type: string; stream: string; data: Record<string, unknown
  * instance's later sends wait, reaching the phone once the restriction is lifted or over.
  */
 describe('restrictions over HTTP with the Baileys connector', () => {
+  let baileys: BaileysStack;
   let emulator: WaEmulator;
   let stack: TestStack;
 
   beforeAll(async () => {
-    emulator = await startWaEmulator({ qrRefCount: 3 });
-    stack = await startStack({}, true, {
-      connector: 'baileys',
-      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 3_000 },
-      leaseTtlMs: 10_000,
-      leaseRenewMs: 2_000,
-    });
+    baileys = await startBaileysStack({});
+    ({ emulator, stack } = baileys);
   }, 60_000);
 
-  afterAll(async () => {
-    await stack.close();
-    await emulator.stop();
-  });
+  afterAll(() => baileys.close());
 
   const history = async (id: string): Promise<HistoryEvent[]> => (await stack.call(`/v1/history?instance_id=${id}&limit=1000`)).body.events as HistoryEvent[];
   const eventsOf = async (id: string, messageId: string) => (await history(id)).filter((e) => e.stream.endsWith(messageId)).map((e) => e.type);
@@ -39,19 +31,7 @@ describe('restrictions over HTTP with the Baileys connector', () => {
     return r.body.message_id as string;
   };
 
-  const linkedInstance = async (number: string): Promise<string> => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
-    const text = typeof qr.body.qrcode === 'string' ? decodeQr(qr.body.qrcode) : null;
-    if (!text) throw new Error('no QR code');
-    await emulator.scan(text, number);
-    await eventually(
-      () => status(id),
-      (s) => s.state === 'connected',
-      20_000,
-    );
-    return id;
-  };
+  const linkedInstance = (number: string): Promise<string> => linkOverEmulator(baileys, number);
 
   it('fails the send WhatsApp refuses with 463, shows the restriction, holds the next send and sends it once lifted', async () => {
     const id = await linkedInstance('4915100000401');

@@ -1,8 +1,7 @@
-import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
-import { startStack, type TestStack } from '../harness/stack';
+import { linkOverEmulator, startBaileysStack, type BaileysStack } from '../harness/baileysStack';
+import type { TestStack } from '../harness/stack';
 import { eventually } from '../harness/wait';
-import { decodeQr } from '../harness/qrCode';
 
 type HistoryEvent = { type: string; stream: string; data: Record<string, unknown> };
 
@@ -13,44 +12,24 @@ const CARD = 'BEGIN:VCARD\nVERSION:3.0\nFN:Jane Doe\nTEL;type=CELL;waid=49151123
  * connector against the WhatsApp Web emulator: what the recipients' phones decrypted, compared with what was sent.
  */
 describe('richer sends and groups with the Baileys connector and the WhatsApp Web emulator', () => {
+  let baileys: BaileysStack;
   let emulator: WaEmulator;
   let stack: TestStack;
   const typing = { msPerChar: 5, minMs: 150, maxMs: 400 };
 
   beforeAll(async () => {
-    emulator = await startWaEmulator({ qrRefCount: 3 });
-    stack = await startStack({}, true, {
-      connector: 'baileys',
-      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 3_000 },
-      typing,
-      leaseTtlMs: 10_000,
-      leaseRenewMs: 2_000,
-    });
+    baileys = await startBaileysStack({ typing });
+    ({ emulator, stack } = baileys);
   }, 60_000);
 
-  afterAll(async () => {
-    await stack.close();
-    await emulator.stop();
-  });
+  afterAll(() => baileys.close());
 
   const post = (path: string, body: Record<string, unknown>) => stack.call(path, { method: 'POST', body: JSON.stringify(body) });
 
   const history = async (id: string, query = ''): Promise<HistoryEvent[]> =>
     (await stack.call(`/v1/history?instance_id=${id}&limit=1000${query}`)).body.events as HistoryEvent[];
 
-  const linkedInstance = async (number: string): Promise<string> => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
-    expect(qr.status).toBe(200);
-    await emulator.scan(decodeQr(qr.body.qrcode as string) ?? '', number);
-    const status = await eventually(
-      () => stack.call(`/v1/status?instance_id=${id}`),
-      (s) => s.body.state === 'connected',
-      20_000,
-    );
-    expect(status.body.state).toBe('connected');
-    return id;
-  };
+  const linkedInstance = (number: string): Promise<string> => linkOverEmulator(baileys, number);
 
   const sentOk = (id: string, messageId: string) =>
     eventually(

@@ -55,11 +55,13 @@ describe('sends of a linked instance beside a disconnected one with a full queue
 
     expect(sandbox.sent(waiting)).toEqual([]);
     sandbox.restoreNetwork(waiting);
-    const history = await eventually(
-      async () => (await stack.call(`/v1/history?instance_id=${waiting}&types=MessageSent&limit=1000`)).body.events as Array<{ data: { message_id: string } }>,
-      (events) => events.length === 1_000,
+    const sentPage = await eventually(
+      () => stack.call(`/v1/history?instance_id=${waiting}&types=MessageSent&limit=1000`),
+      (r) => r.status === 200 && (r.body.events as unknown[]).length === 1_000,
       60_000,
     );
+    expect(sentPage.status).toBe(200);
+    const history = sentPage.body.events as Array<{ data: { message_id: string } }>;
     // Every one, in the order they were accepted.
     const accepted = (await stack.call(`/v1/history?instance_id=${waiting}&types=MessageAccepted&limit=1000`)).body.events as Array<{
       data: { message_id: string };
