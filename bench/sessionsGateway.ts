@@ -158,6 +158,8 @@ export const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => 
       AUTH_JWT_SECRET: '',
       WA_CONNECTOR: 'sandbox',
       SEND_PACING_MS: '0',
+      // The bench creates hundreds of instances on one account.
+      INSTANCE_QUOTA: '0',
       TYPING_MS_PER_CHAR: '0',
       ...BENCH_RATE_LIMIT,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --inspect-port=127.0.0.1:0`.trim(),

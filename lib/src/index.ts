@@ -15,3 +15,4 @@ export * from './delivery';
 export * from './concurrency';
 export * from './leases';
 export * from './instance';
+export * from './service';

@@ -1,37 +1,25 @@
 import {
   assertPublicUrl,
-  connectNats,
   createLogger,
-  enableDefaultMetrics,
-  JetStreamEventStore,
   KvWebhookSecretStore,
   loadInstancesProto,
   startGrpcServer,
-  startBehindOps,
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
-  openContentKeys,
-  SealedEventStore,
+  startServiceBase,
+  type RunningService,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
 import { DEFAULT_INSTANCE_QUOTA, type InstancesConfig } from './config';
 import { instancesHandlers } from './grpc/instancesServer';
 
-export interface RunningInstancesService {
-  grpcPort: number;
-  opsPort: number;
-  close(): Promise<void>;
-}
+export type RunningInstancesService = RunningService;
 
 /** Starts the instances service: NATS, event store, secrets, read model, gRPC server and ops endpoints. */
 export const startInstancesService = async (config: InstancesConfig, logger: Logger = createLogger('instances')): Promise<RunningInstancesService> => {
-  enableDefaultMetrics('instances');
-  const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
-    const nats = await connectNats({ url: config.natsUrl, name: 'instances', logger, replicas: config.natsReplicas });
-    startup.waitingFor('the event store and the secrets bucket');
-    const keys = await openContentKeys(nats);
-    const store = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
+  const base = 'the event store and the secrets bucket';
+  const { ops, service } = await startServiceBase('instances', config, logger, base, async ({ startup, nats, keys, events: store }) => {
     const secrets = await KvWebhookSecretStore.open(nats);
     const directory = new InstanceDirectory(store, logger);
     await directory.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);

@@ -1,21 +1,17 @@
 import {
   assertPublicUrl,
   BUCKETS,
-  connectNats,
   createLogger,
-  enableDefaultMetrics,
-  JetStreamEventStore,
   LeaseStore,
   loadSessionsProto,
   Ownership,
   CheckpointedProjection,
-  startBehindOps,
   startGrpcServer,
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
-  openContentKeys,
-  SealedEventStore,
+  startServiceBase,
+  type RunningService,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
 import { type SessionsConfig } from './config';
@@ -35,20 +31,15 @@ import { SessionManager } from './session/sessionManager';
 import { FactWriter } from './session/factWriter';
 import { NumberCheckThrottle } from './session/numberCheckThrottle';
 
-export interface RunningSessionsService {
-  grpcPort: number;
-  opsPort: number;
+export interface RunningSessionsService extends RunningService {
   /** The simulated platform when the connector is `sandbox` (for tests and the sandbox routes), else null. */
   sandbox: SandboxPlatform | null;
-  close(): Promise<void>;
 }
 
 /** Starts the sessions service: connector, sessions, dispatcher, gRPC and ops endpoints. */
 export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
-  enableDefaultMetrics('sessions');
-  const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
-    const nats = await connectNats({ url: config.natsUrl, name: 'sessions', logger, replicas: config.natsReplicas });
-    startup.waitingFor('the event store, buckets and read models');
+  const base = 'the event store, buckets and read models';
+  const { ops, service } = await startServiceBase('sessions', config, logger, base, async ({ startup, nats, keys, events }) => {
     let sandbox: SandboxPlatform | null = null;
     let connector: Connector;
     if (config.connector === 'sandbox') {
@@ -57,8 +48,6 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     } else {
       connector = await BaileysConnector.open(nats, logger, config.baileys);
     }
-    const keys = await openContentKeys(nats);
-    const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
     const registry = new InstanceRegistry(events, logger);
     // Erasure reaches what the connector keeps outside the log (Baileys' sent messages for re-sends); every replica
     // does it (idempotent), so it happens even while no replica holds the instance.

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   BUCKETS,
-  connectNats,
   createDeliveryClient,
   createLogger,
   DEFAULT_RETRY_SCHEDULE,
   DURABLES,
-  enableDefaultMetrics,
   gaugeFrom,
   JetStreamEventStore,
   KvWebhookSecretStore,
@@ -14,14 +12,14 @@ import {
   loadWebhooksProto,
   Ownership,
   parseSchedule,
-  startBehindOps,
   startGrpcServer,
   STREAMS,
   type Logger,
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
-  openContentKeys,
   SealedEventStore,
+  startServiceBase,
+  type RunningService,
 } from '@wagw/lib';
 import { DeliveriesService } from './application/deliveriesService';
 import type { WebhooksConfig } from './config';
@@ -40,22 +38,14 @@ import { serveWork, WorkSender } from './cluster/workChannel';
 /** A member id for NATS subjects: the worker id's safe characters plus an incarnation (a restart is a new member). */
 const memberIdOf = (workerId: string): string => `${workerId.replace(/[^A-Za-z0-9_-]/g, '_')}-${randomBytes(4).toString('hex')}`;
 
-export interface RunningWebhooksService {
-  grpcPort: number;
-  opsPort: number;
-  close(): Promise<void>;
-}
+export type RunningWebhooksService = RunningService;
 
 /** Starts the webhooks service: router and deliverer (competing consumers), delivery records, gRPC and ops. */
 export const startWebhooksService = async (config: WebhooksConfig, logger: Logger = createLogger('webhooks')): Promise<RunningWebhooksService> => {
-  enableDefaultMetrics('webhooks');
   const schedule = config.retrySchedule ? parseSchedule(config.retrySchedule) : DEFAULT_RETRY_SCHEDULE;
-  const { ops, service } = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
-    const nats = await connectNats({ url: config.natsUrl, name: 'webhooks', logger, replicas: config.natsReplicas });
-    startup.waitingFor('the event store, buckets and consumers');
+  const base = 'the event store, buckets and consumers';
+  const { ops, service } = await startServiceBase('webhooks', config, logger, base, async ({ startup, nats, keys, events }) => {
     // Both logs hold content (events; deliveries' payloads): sealed with the instances' data keys.
-    const keys = await openContentKeys(nats);
-    const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
     const deliveries = new SealedEventStore(
       await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger }),
       keys,
