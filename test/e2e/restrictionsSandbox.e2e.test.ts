@@ -76,6 +76,12 @@ describe('restrictions with the sandbox connector', () => {
     ).toEqual(['held']);
     expect((await status(id)).restricted).toBeNull();
     expect((await history(id)).map((e) => e.type)).toEqual(expect.arrayContaining(['InstanceRestricted', 'InstanceRestrictionLifted']));
+    // The receiver hears that sends go out again.
+    const lifted = await eventually(
+      async () => receiver.on('/restricted'),
+      (all) => all.some((h) => h.body.type === 'instance.restriction_lifted'),
+    );
+    expect(lifted.find((h) => h.body.type === 'instance.restriction_lifted')?.body).toMatchObject({ instance_id: id, data: {} });
   });
 
   it('announces a restriction with a known end at once, holds sends until that end, then sends them', async () => {

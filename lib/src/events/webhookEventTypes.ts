@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = {
   InstanceFailed: 'instance.failed',
   InstanceReset: 'instance.reset',
   InstanceRestricted: 'instance.restricted',
+  InstanceRestrictionLifted: 'instance.restriction_lifted',
   InstanceDataErased: 'instance.data_erased',
 } as const;
 
