@@ -135,6 +135,22 @@ describe('erasure over HTTP (erase_instance_data)', () => {
     expect(hasSecret(JSON.stringify(replayed))).toBe(false);
   });
 
+  it("makes a received file unfetchable: GET /v1/media answers 404 once the instance's content is erased", async () => {
+    const id = await linked('/media');
+    expect((await env.stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=${FROM}&media=image`)).status).toBe(200);
+    const received = await eventually(
+      () => history(id),
+      (h) => h.some((e) => e.type === 'MessageReceived'),
+    );
+    const messageId = received.find((e) => e.type === 'MessageReceived')!.data.message_id as string;
+    const media = () => env.stack.call(`/v1/media?instance_id=${id}&message_id=${messageId}`);
+    expect((await media()).status).toBe(200);
+    await erase(id);
+    // Every replica drops the instance's refs when it sees the erasure (milliseconds later).
+    const gone = await eventually(media, (r) => r.status === 404);
+    expect([gone.status, gone.body.code]).toEqual([404, 'message_not_found']);
+  });
+
   it('is idempotent, and the instance keeps working afterwards with a new key', async () => {
     const id = await linked('/again');
     await api().POST('/send', { body: { instance_id: id, number: TO, type: 'text', message: OUT } });

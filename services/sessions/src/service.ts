@@ -49,14 +49,18 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       connector = await BaileysConnector.open(nats, logger, config.baileys);
     }
     const registry = new InstanceRegistry(events, logger);
-    // Erasure reaches what the connector keeps outside the log (Baileys' sent messages for re-sends); every replica
-    // does it (idempotent), so it happens even while no replica holds the instance.
-    registry.onErased(
-      (instanceId) =>
-        void connector
-          .forgetContent(instanceId)
-          .catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the sent content of an erased instance')),
-    );
+    const refs = await InboundRefStore.open(nats);
+    const forgetRefs = (instanceId: string): void =>
+      void refs.forgetInstance(instanceId).catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the refs of received messages'));
+    // Erasure reaches what is kept outside the log (Baileys' sent messages for re-sends, the refs that fetch received
+    // media); every replica does it (idempotent), so it happens even while no replica holds the instance.
+    registry.onErased((instanceId) => {
+      void connector
+        .forgetContent(instanceId)
+        .catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the sent content of an erased instance'));
+      forgetRefs(instanceId);
+    });
+    registry.onReset(forgetRefs);
     const checkpoints = await CheckpointStore.open(nats);
     await registry.startFromCheckpoint(checkpoints, config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
     await registry.catchUp(10_000);
@@ -66,7 +70,6 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     await ownership.start();
-    const refs = await InboundRefStore.open(nats);
     const sessions = new SessionManager(connector, new FactWriter(events, refs, logger), registry, ownership, logger, {
       autoMarkRead: config.autoMarkRead,
       restrictedPauseMs: config.restrictedPauseMs,

@@ -20,6 +20,14 @@ export class InboundRefStore {
     return this.bucket.put(keyOf(instanceId, messageId), ref);
   }
 
+  /**
+   * Drops every ref of the instance: after an erasure its received media must not be fetchable any more, and after a
+   * reset its old link's messages are not its own. Idempotent; every replica may do it.
+   */
+  async forgetInstance(instanceId: string): Promise<void> {
+    for (const key of await this.bucket.keysUnder(token(instanceId, 'instance id'))) await this.bucket.delete(key);
+  }
+
   /** The ref, or null for a message this instance did not receive (or received too long ago). */
   get(instanceId: string, messageId: string): Promise<string | null> {
     return this.bucket.get(keyOf(instanceId, messageId));
