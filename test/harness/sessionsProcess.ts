@@ -1,4 +1,4 @@
-import { freePort } from '@wagw/lib';
+import { freeFixedPort } from '@wagw/lib';
 import { startServiceProcess } from './serviceProcess';
 
 /** A sessions replica in a process of its own (built by `npm test`), to be killed as a crash would. */
@@ -13,7 +13,7 @@ export interface SessionsProcess {
 }
 
 export const startSessionsProcess = async (natsUrl: string, replicaId: string, env: Record<string, string> = {}): Promise<SessionsProcess> => {
-  const grpcPort = await freePort();
+  const grpcPort = await freeFixedPort();
   const process = await startServiceProcess({
     service: 'sessions',
     label: replicaId,

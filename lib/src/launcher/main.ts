@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
 import { envInt, envOptional, envString } from '../config';
 import { createLogger } from '../log';
-import { freePort, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
+import { freeFixedPort, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
 
@@ -68,28 +68,30 @@ const main = async (): Promise<void> => {
   const natsUrl = local ? local.url : envString(env, 'NATS_URL', '');
   const host = envString(env, 'HOST', '127.0.0.1');
   const port = envInt(env, 'PORT', 3000);
-  const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freePort());
-  const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freePort());
-  const sessionsGrpcPort = envInt(env, 'SESSIONS_GRPC_PORT', 0) || (await freePort());
+  // Below the OS's ephemeral range (freeFixedPort): a service restarted by the launcher binds the same port again, and
+  // a port 0 handed out meanwhile to any other process (a test running beside it did) would make it fail for good.
+  const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freeFixedPort());
+  const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freeFixedPort());
+  const sessionsGrpcPort = envInt(env, 'SESSIONS_GRPC_PORT', 0) || (await freeFixedPort());
   // EXIT_WITH_PARENT: a service stops by itself when the launcher is gone (even SIGKILLed), so none is orphaned.
   const common = { ...env, NATS_URL: natsUrl, ...(local ? { NATS_REPLICAS: String(local.replicas) } : {}), AUTH_JWT_SECRET: jwtSecret, EXIT_WITH_PARENT: '1' };
   const services = [
     new Supervised(
       'instances',
       join(ROOT, 'services/instances/dist/main.js'),
-      { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, OPS_PORT: String(envInt(env, 'INSTANCES_OPS_PORT', 0) || (await freePort())) },
+      { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, OPS_PORT: String(envInt(env, 'INSTANCES_OPS_PORT', 0) || (await freeFixedPort())) },
       logger,
     ),
     new Supervised(
       'webhooks',
       join(ROOT, 'services/webhooks/dist/main.js'),
-      { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, OPS_PORT: String(envInt(env, 'WEBHOOKS_OPS_PORT', 0) || (await freePort())) },
+      { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, OPS_PORT: String(envInt(env, 'WEBHOOKS_OPS_PORT', 0) || (await freeFixedPort())) },
       logger,
     ),
     new Supervised(
       'sessions',
       join(ROOT, 'services/sessions/dist/main.js'),
-      { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`, OPS_PORT: String(envInt(env, 'SESSIONS_OPS_PORT', 0) || (await freePort())) },
+      { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`, OPS_PORT: String(envInt(env, 'SESSIONS_OPS_PORT', 0) || (await freeFixedPort())) },
       logger,
     ),
     new Supervised(

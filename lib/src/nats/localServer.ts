@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer, connect as tcpConnect } from 'node:net';
+import { freeFixedPort } from './ports';
 
 /** A nats-server process this product started (tests, benchmarks, the quickstart). */
 export interface LocalNatsServer {
@@ -123,7 +124,8 @@ export const natsServerAvailable = (binary = natsServerBinary()): boolean => nat
  */
 export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<LocalNatsServer> => {
   const host = options.host ?? '127.0.0.1';
-  const port = options.port || (await freePort(host));
+  // A server restarted on its port (an outage drill, the quickstart) needs one outside the ephemeral range.
+  const port = options.port || (host === '127.0.0.1' ? await freeFixedPort() : await freePort(host));
   mkdirSync(options.storeDir, { recursive: true });
   const pidFile = join(options.storeDir, 'nats-server.pid');
   await stopStaleServer(options.storeDir, pidFile);
