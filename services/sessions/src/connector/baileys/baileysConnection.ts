@@ -2,6 +2,7 @@ import type { BaileysEventMap, BinaryNode, WAMessageUpdate } from '@whiskeysocke
 import type { Logger } from '@wagw/lib';
 import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type GroupInfo, type NumberCheck, type OutboundMessage } from '../port';
 import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
+import { GroupList } from './groupList';
 import { InboundQueue } from './inboundQueue';
 import { parseInboundRef } from './inboundRef';
 import type { InstanceCaches } from './instanceCaches';
@@ -30,6 +31,9 @@ export interface ConnectionParts {
 
 const ignore = (): void => undefined;
 
+/** How long list_groups answers from the last fetch of the account's groups. */
+const GROUPS_TTL_MS = 60_000;
+
 /** Restarts (515) in a row without the socket opening, before the connection gives up as `disconnected`. */
 const MAX_RESTARTS = 5;
 
@@ -53,6 +57,7 @@ export class BaileysConnection implements Connection {
   private ended = false;
   private online = false;
   private restarts = 0;
+  private readonly groups = new GroupList(GROUPS_TTL_MS);
   /** The socket has shown a QR code: WhatsApp accepts a pairing request on it. */
   private showingQr = false;
   private readonly receipts: ReceiptReporter;
@@ -121,16 +126,14 @@ export class BaileysConnection implements Connection {
 
   /** Which numbers have a WhatsApp account (cached per instance; see NumberDirectory). */
   async checkNumbers(numbers: readonly string[]): Promise<NumberCheck[]> {
-    const sock = this.sock;
-    if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
+    const sock = this.connectedSocket();
     return this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers);
   }
 
-  /** The groups the account takes part in (Baileys' `groupFetchAllParticipating`, one `w:g2` query). */
+  /** The groups the account takes part in (one `w:g2` query at most a minute; see GroupList). */
   async listGroups(): Promise<GroupInfo[]> {
     const sock = this.connectedSocket();
-    const groups = await sock.groupFetchAllParticipating();
-    return Object.values(groups).map((group) => ({ id: group.id, subject: group.subject, participants: group.size ?? group.participants.length }));
+    return this.groups.get(() => sock.groupFetchAllParticipating());
   }
 
   async setTyping(to: string, typing: boolean): Promise<void> {

@@ -77,8 +77,11 @@ class FakeSocket implements WaSocket {
   readonly groups: Record<string, GroupMetadata> = {};
   readonly presences: Array<[WAPresence, string | undefined]> = [];
 
+  groupFetches = 0;
+
   async groupFetchAllParticipating(): Promise<Record<string, GroupMetadata>> {
-    return this.groups;
+    this.groupFetches += 1;
+    return { ...this.groups };
   }
 
   async sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void> {
@@ -625,6 +628,10 @@ describe('the baileys connector', () => {
 
     last().groups[group] = { id: group, subject: 'Team', size: 3, participants: [] } as unknown as GroupMetadata;
     expect(await connection.listGroups()).toEqual([{ id: group, subject: 'Team', participants: 3 }]);
+    // Polled again within the minute (twice at once, once after): answered from the one fetch.
+    const [again] = await Promise.all([connection.listGroups(), connection.listGroups()]);
+    expect(await connection.listGroups()).toEqual(again);
+    expect(last().groupFetches).toBe(1);
     await connection.setTyping('15550001111', true);
     await connection.setTyping(group, false);
     expect(last().presences).toEqual([
