@@ -76,7 +76,7 @@ export class QueueSweeper {
   /** Hands the instance's queued sends to its lane, oldest first; returns how many it read. */
   private async drain(instanceId: string, budget: number): Promise<number> {
     let reads = 0;
-    for (const queued of this.parts.queue.queuedSends(instanceId)) {
+    for (const queued of [...this.parts.queue.queuedSends(instanceId)]) {
       if (reads >= budget) break;
       if (this.parts.local.busy(queued.stream)) continue;
       reads += 1;
@@ -92,11 +92,13 @@ export class QueueSweeper {
     const { queue, registry, local, ttlMs } = this.parts;
     const facts = registry.get(instanceId);
     const now = Date.now();
-    const queued = queue.queuedSends(instanceId);
-    // The oldest fails first on every ground (TTL, a reset, the instance blocked): if it may wait, all may.
-    if (!queued[0] || !sendFailureOf(facts, queued[0], now, ttlMs)) return 0;
+    // The oldest fails first on every ground (TTL, a reset, the instance blocked): if it may wait, all may. Only it
+    // is looked at on a sweep that fails nothing, which is nearly every sweep of every waiting instance.
+    const [oldest] = queue.queuedSends(instanceId);
+    if (!oldest || !sendFailureOf(facts, oldest, now, ttlMs)) return 0;
     let reads = 0;
-    for (const send of queued) {
+    // Copied: failing one takes it out of the ledger while this goes on.
+    for (const send of [...queue.queuedSends(instanceId)]) {
       const reason = sendFailureOf(facts, send, now, ttlMs);
       if (reads >= budget || !reason) break;
       if (!local.take(send.stream)) continue;

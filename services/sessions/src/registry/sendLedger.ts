@@ -12,14 +12,15 @@ export interface QueuedSend {
 
 /** What the dispatcher reads of the queued sends (the ledger below). */
 export interface SendQueue {
-  /** The instance's queued sends, oldest first. */
-  queuedSends(instanceId: string): QueuedSend[];
+  /** The instance's queued sends, oldest first (a live view: no copy, no sort). */
+  queuedSends(instanceId: string): Iterable<QueuedSend>;
   /** Instances with at least one queued send. */
   instancesWithQueued(): string[];
   isQueued(instanceId: string, stream: string): boolean;
 }
 
 interface InstanceSends {
+  /** In log order (commits are applied in it, and a checkpoint keeps it): the first is the oldest. */
   queued: Map<string, QueuedSend>;
   /** UTC day (YYYY-MM-DD) of `today` and how many sends were accepted on it. */
   day: string;
@@ -29,7 +30,7 @@ interface InstanceSends {
 type SerializedSends = { queued: Array<[string, number, number]>; day: string; today: number };
 
 const utcDay = (iso: string): string => iso.slice(0, 10);
-const byStream = <T>([a]: [string, ...T[]], [b]: [string, ...T[]]): number => (a < b ? -1 : a > b ? 1 : 0);
+const byKey = <T>([a]: [string, ...T[]], [b]: [string, ...T[]]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A read model of every instance's sends, fed the message streams' commits (a `Projection` of
@@ -42,8 +43,8 @@ const byStream = <T>([a]: [string, ...T[]], [b]: [string, ...T[]]): number => (a
  */
 export class SendLedger implements FoldedModel, SendQueue {
   readonly model = 'send_ledger';
-  /** 2: queued sends carry their sequence and acceptance time. */
-  readonly modelVersion = 2;
+  /** 2: queued sends carry their sequence and acceptance time; 3: they are kept in log order, not by stream. */
+  readonly modelVersion = 3;
   readonly pattern = ALL_MESSAGES_PATTERN;
   private instances = new Map<string, InstanceSends>();
 
@@ -52,8 +53,8 @@ export class SendLedger implements FoldedModel, SendQueue {
     return this.instances.get(instanceId)?.queued.size ?? 0;
   }
 
-  queuedSends(instanceId: string): QueuedSend[] {
-    return [...(this.instances.get(instanceId)?.queued.values() ?? [])].sort((a, b) => a.sequence - b.sequence);
+  queuedSends(instanceId: string): Iterable<QueuedSend> {
+    return this.instances.get(instanceId)?.queued.values() ?? [];
   }
 
   instancesWithQueued(): string[] {
@@ -91,14 +92,14 @@ export class SendLedger implements FoldedModel, SendQueue {
     }
   }
 
-  /** Instances in id order, their queued sends by stream: equal ledgers serialize alike. */
+  /** Instances in id order, their queued sends in log order: equal ledgers serialize alike. */
   serialize(): string {
-    const entries = [...this.instances].sort(byStream);
+    const entries = [...this.instances].sort(byKey);
     return JSON.stringify(
       entries.map(([id, sends]): [string, SerializedSends] => [
         id,
         {
-          queued: [...sends.queued.values()].map((q): [string, number, number] => [q.stream, q.sequence, q.acceptedAt]).sort(byStream),
+          queued: [...sends.queued.values()].map((q): [string, number, number] => [q.stream, q.sequence, q.acceptedAt]),
           day: sends.day,
           today: sends.today,
         },
