@@ -207,7 +207,8 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const answer = await stack.call(`/v1/get_paircode?instance_id=${id}&number=4915100000010`);
     expect(answer.status).toBe(200);
-    expect(answer.body.code).toMatch(/^[0-9A-HJKMNP-TV-Z]{8}$/);
+    // Baileys' alphabet (WhatsApp's): 1-9 and A-Z without I, O and U.
+    expect(answer.body.code).toMatch(/^[1-9A-HJ-NP-TV-Z]{8}$/);
     const requests = emulator.pairingRequests().filter((r) => r.number === '4915100000010');
     expect(requests).toHaveLength(1);
     expect(emulator.connections().find((c) => c.id === requests[0]!.connectionId)?.stage).toBe('pairing');

@@ -163,6 +163,16 @@ describe('MessagesService.accept (application, in-memory store)', () => {
         .then((messageId) => ({ commits: [accepted(messageId)] }));
     });
 
+    it('answers 503 (retry) rather than refusing when this replica cannot catch up with the instance in time', async () => {
+      // A registry that does not follow the log (NATS electing a leader, a replica starting): the instance exists and
+      // is linked, but this replica cannot tell within 2 s. A 404 here dropped good sends in the cluster drill.
+      const behind = new InstanceRegistry(store, testLogger());
+      const stalled = new MessagesService(store, behind, async () => undefined);
+      await given(instance(created, linked, connected))
+        .when(() => stalled.accept(send()))
+        .thenThrows({ kind: 'unavailable', code: 'instance_state_catching_up' });
+    });
+
     it("answers 404 for another account's instance and for an unknown one", async () => {
       await given(instance(created, linked))
         .when(() => settled(send({ account: 'other' })))

@@ -7,6 +7,7 @@ import {
   isVersionConflict,
   LIMITS,
   notFound,
+  unavailable,
   messageEvent,
   messageStream,
   type EventStore,
@@ -73,8 +74,13 @@ export class MessagesService {
     // not yet seen here fails the message in dispatch, with its reason.
     let facts = this.registry.get(command.instanceId);
     if (!facts || facts.account !== command.account || facts.blockedReason || !facts.linkedNumber) {
-      await this.registry.reach(command.instanceId, 2_000);
+      const current = await this.registry.reach(command.instanceId, 2_000);
       facts = this.registry.get(command.instanceId);
+      // Not caught up in time (NATS electing a leader, a replica just started): a refusal now could be wrong; the
+      // client retries a 503, while a 404 or 409 would drop a send that is fine.
+      if (!current && (!facts || facts.account !== command.account || facts.blockedReason || !facts.linkedNumber)) {
+        throw unavailable('instance_state_catching_up', "This replica has not caught up with the instance's state yet; retry");
+      }
     }
     if (!facts || facts.account !== command.account) throw notFound('instance_not_found', 'Instance not found');
     if (facts.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
