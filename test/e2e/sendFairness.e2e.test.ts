@@ -6,6 +6,37 @@ import { eventually } from '../harness/wait';
  * One instance's queue must never hold up another's sends: a disconnected instance with its whole send queue waiting
  * (SEND_QUEUE_MAX, 1,000 here, as many as the dispatch consumer's max_ack_pending) while a linked instance sends.
  */
+const sendWith =
+  (stack: () => TestStack) =>
+  async (id: string, text: string): Promise<string> => {
+    const r = await stack().call('/v1/send', {
+      method: 'POST',
+      body: JSON.stringify({ instance_id: id, number: '4917612345678', type: 'text', message: text }),
+    });
+    if (r.status !== 200) throw new Error(`send answered ${r.status}: ${JSON.stringify(r.body)}`);
+    return r.body.message_id as string;
+  };
+const statesWith =
+  (stack: () => TestStack) =>
+  async (id: string, messageId: string): Promise<string[]> =>
+    ((await stack().call(`/v1/history?instance_id=${id}&message_id=${messageId}`)).body.events as Array<{ type: string }>).map((e) => e.type);
+
+/** `count` sends to `id`, 50 at a time; their message ids in the order sent. */
+const sendMany = async (send: (id: string, text: string) => Promise<string>, id: string, count: number, label: string): Promise<string[]> => {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 50) ids.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => send(id, `${label} ${i + j}`)))));
+  return ids;
+};
+
+/** Cuts the instance's network in the sandbox; resolves once its status shows it. */
+const cutOff = async (stack: TestStack, id: string): Promise<void> => {
+  stack.sessions.sandbox!.cutNetwork(id);
+  await eventually(
+    () => stack.call(`/v1/status?instance_id=${id}`),
+    (s) => s.body.state === 'disconnected' || s.body.state === 'connecting',
+  );
+};
+
 describe('sends of a linked instance beside a disconnected one with a full queue', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -15,13 +46,8 @@ describe('sends of a linked instance beside a disconnected one with a full queue
     await stack.close();
   });
 
-  const send = async (id: string, text: string): Promise<string> => {
-    const r = await stack.call('/v1/send', { method: 'POST', body: JSON.stringify({ instance_id: id, number: '4917612345678', type: 'text', message: text }) });
-    if (r.status !== 200) throw new Error(`send answered ${r.status}: ${JSON.stringify(r.body)}`);
-    return r.body.message_id as string;
-  };
-  const statesOf = async (id: string, messageId: string): Promise<string[]> =>
-    ((await stack.call(`/v1/history?instance_id=${id}&message_id=${messageId}`)).body.events as Array<{ type: string }>).map((e) => e.type);
+  const send = sendWith(() => stack);
+  const statesOf = statesWith(() => stack);
 
   it('goes out at once, and the waiting queue goes out in order once its instance links', async () => {
     const waiting = (await stack.call('/v1/create_instance')).body.instance_id as string;
@@ -29,14 +55,8 @@ describe('sends of a linked instance beside a disconnected one with a full queue
     await linkInSandbox(stack, waiting, '4915100000002');
     await linkInSandbox(stack, linked, '4915100000001');
     const sandbox = stack.sessions.sandbox!;
-    sandbox.cutNetwork(waiting);
-    await eventually(
-      () => stack.call(`/v1/status?instance_id=${waiting}`),
-      (s) => s.body.state === 'disconnected' || s.body.state === 'connecting',
-    );
-
-    const queued: string[] = [];
-    for (let i = 0; i < 1_000; i += 50) queued.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => send(waiting, `queued ${i + j}`)))));
+    await cutOff(stack, waiting);
+    const queued = await sendMany(send, waiting, 1_000, 'queued');
     const status = await eventually(
       () => stack.call(`/v1/status?instance_id=${waiting}`),
       (s) => (s.body.quotas as { queued_sends: { used: number } }).queued_sends.used === 1_000,
@@ -68,5 +88,55 @@ describe('sends of a linked instance beside a disconnected one with a full queue
     }>;
     expect(new Set(accepted.map((e) => e.data.message_id))).toEqual(new Set(queued));
     expect(history.map((e) => e.data.message_id)).toEqual(accepted.map((e) => e.data.message_id));
+  }, 120_000);
+});
+
+/**
+ * An instance whose long queue goes out paced (one a second) must not hold up other instances either: neither the
+ * queue nor the sends accepted for it meanwhile may sit in the dispatch consumer's in-flight slots (1,000) while they
+ * wait their turn. SEND_QUEUE_MAX=0 (no limit) lets more sends wait than there are slots.
+ */
+describe('sends of a linked instance beside one whose long queue goes out paced', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack({}, true, { pacingMs: 1_000, sendQuotas: { queueMax: 0, dailyCap: 0 } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  const send = sendWith(() => stack);
+  const statesOf = statesWith(() => stack);
+
+  it('go out at once while the queue and the sends accepted behind it wait their turn', async () => {
+    const busy = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    const linked = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    await linkInSandbox(stack, busy, '4915100000003');
+    await linkInSandbox(stack, linked, '4915100000004');
+    await cutOff(stack, busy);
+    const queued = await sendMany(send, busy, 1_000, 'queued');
+    stack.sessions.sandbox!.restoreNetwork(busy);
+    // The queue has begun to go out, one a second.
+    await eventually(
+      () => statesOf(busy, queued[0]!),
+      (types) => types.includes('MessageSent'),
+      15_000,
+    );
+    // Accepted while the queue goes out: each waits behind it.
+    await sendMany(send, busy, 1_000, 'behind');
+
+    const started = Date.now();
+    const urgent = await send(linked, 'not behind anyone');
+    const life = await eventually(
+      () => statesOf(linked, urgent),
+      (types) => types.includes('MessageSent'),
+      20_000,
+    );
+    expect(life).toContain('MessageSent');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Still in order, one a second: the queue's first sends, nothing accepted behind it.
+    const sent = stack.sessions.sandbox!.sent(busy).map((s) => s.text);
+    expect(sent.length).toBeLessThan(60);
+    expect(sent).toEqual(Array.from({ length: sent.length }, (_, i) => `queued ${i}`));
   }, 120_000);
 });

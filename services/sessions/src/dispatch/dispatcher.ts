@@ -91,7 +91,8 @@ export class Dispatcher {
       registry,
       local: this.local,
       connectedHere: (instanceId) => sessions.connected(instanceId) !== null,
-      send: (instanceId, accepted, sequence) => this.dispatchOwned(instanceId, accepted, sequence),
+      send: (instanceId, accepted, sequence) => this.enqueue(instanceId, accepted, sequence),
+      inLane: (instanceId) => this.lanes.size(instanceId),
       fail: (instanceId, accepted, reason) => this.fail(instanceId, accepted, reason),
       logger,
       ttlMs: options.ttlMs,
@@ -129,16 +130,29 @@ export class Dispatcher {
   }
 
   /**
-   * Queues a send of an instance whose connection is here; resolves once it went out, failed, or must wait. A send
-   * already in this replica's lane, or sent from here, is not taken twice (`waiting`: whoever holds it settles it).
+   * A send the dispatch consumer handed out, for an instance whose connection is here; resolves once it went out,
+   * failed, or must wait. One with older sends of its instance still queued waits in the send ledger (`waiting`, at
+   * once), not in the lane: there it would hold one of the consumer's in-flight slots for as long as the queue takes
+   * to go out, paced (a long queue: every slot, and every instance's sends would stop). The sweeper hands it out in
+   * its turn.
    */
   dispatchOwned(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+    if (this.waitsBehind(instanceId, sequence)) return Promise.resolve('waiting');
+    return this.enqueue(instanceId, accepted, sequence);
+  }
+
+  /**
+   * Puts a send in the instance's lane. A send already in this replica's lane, or sent from here, is not taken twice
+   * (`waiting`: whoever holds it settles it). Once one went out, the next queued ones are read into the lane.
+   */
+  private enqueue(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
     const stream = messageStream(instanceId, accepted.data.message_id);
     if (!this.local.take(stream)) return Promise.resolve('waiting');
     return new Promise((resolve) => {
       this.lanes.push(instanceId, async () => {
         const outcome = await this.dispatch(instanceId, accepted, sequence);
         this.local.release(stream, outcome === 'done');
+        if (outcome === 'done') this.sweeper.refill(instanceId);
         resolve(outcome);
       });
     });

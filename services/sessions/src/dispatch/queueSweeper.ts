@@ -1,6 +1,6 @@
 import { instanceIdOf, type EventStore, type Logger, type MessageAccepted } from '@wagw/lib';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
-import type { SendQueue } from '../registry/sendLedger';
+import type { QueuedSend, SendQueue } from '../registry/sendLedger';
 import type { LocalSends } from './localSends';
 import { sendFailureOf } from './sendVerdict';
 
@@ -11,8 +11,10 @@ export interface SweeperParts {
   local: LocalSends;
   /** The instance's open, connected connection is on this replica. */
   connectedHere: (instanceId: string) => boolean;
-  /** Hands a send to this replica's lane of the instance (Dispatcher.dispatchOwned). */
+  /** Hands a send to this replica's lane of the instance, in queue order; resolves once it went out or stopped. */
   send: (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<unknown>;
+  /** Sends of the instance in this replica's lane now (waiting or going out). */
+  inLane: (instanceId: string) => number;
   /** Records that a send failed, with the reason. */
   fail: (instanceId: string, accepted: MessageAccepted, reason: string) => Promise<unknown>;
   logger: Logger;
@@ -24,6 +26,13 @@ export interface SweeperParts {
 const READS_PER_SWEEP = 1_000;
 
 /**
+ * Sends of one instance handed to its lane at a time; the next are read as these go out (`refill`). A lane holds
+ * sends while the pacing gap passes, so a whole queue handed at once would sit in memory for as many seconds as it
+ * has sends, and each send accepted meanwhile would wait behind it.
+ */
+export const LANE_WINDOW = 4;
+
+/**
  * Sends that wait for their instance live in the send ledger, not in the dispatch consumer (where a thousand of them
  * would hold every `max_ack_pending` slot and stop every other instance's sends). Every `everyMs` this hands the
  * queued sends of instances connected on this replica to their lane, oldest first, and fails the ones that can no
@@ -33,6 +42,8 @@ const READS_PER_SWEEP = 1_000;
 export class QueueSweeper {
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
+  /** Instances whose next queued sends are being read now. */
+  private readonly draining = new Set<string>();
   private decidesFor: (instanceId: string) => boolean = () => true;
 
   constructor(private readonly parts: SweeperParts) {}
@@ -73,18 +84,35 @@ export class QueueSweeper {
     local.prune((stream) => queue.isQueued(instanceIdOf(stream), stream));
   }
 
-  /** Hands the instance's queued sends to its lane, oldest first; returns how many it read. */
-  private async drain(instanceId: string, budget: number): Promise<number> {
-    let reads = 0;
-    for (const queued of [...this.parts.queue.queuedSends(instanceId)]) {
-      if (reads >= budget) break;
-      if (this.parts.local.busy(queued.stream)) continue;
-      reads += 1;
-      const accepted = await this.acceptedOf(queued.stream);
-      // Not awaited: the lane sends them one by one, paced; each settles itself.
-      if (accepted) void this.parts.send(instanceId, accepted, queued.sequence);
+  /** A send of the instance went out here: the next queued ones, if any, take its place in the lane. */
+  refill(instanceId: string): void {
+    if (this.timer && this.parts.queue.queued(instanceId) > 0 && this.parts.connectedHere(instanceId)) {
+      void this.drain(instanceId, LANE_WINDOW).catch((error: unknown) =>
+        this.parts.logger.warn({ err: error, instanceId }, 'reading queued sends failed; the next sweep retries'),
+      );
     }
-    return reads;
+  }
+
+  /** Hands the instance's oldest queued sends to its lane, as many as it has room for; returns how many it read. */
+  private async drain(instanceId: string, budget: number): Promise<number> {
+    if (this.draining.has(instanceId)) return 0;
+    this.draining.add(instanceId);
+    try {
+      const room = Math.min(budget, LANE_WINDOW - this.parts.inLane(instanceId));
+      const next: QueuedSend[] = [];
+      for (const queued of this.parts.queue.queuedSends(instanceId)) {
+        if (next.length >= room) break;
+        if (!this.parts.local.busy(queued.stream)) next.push(queued);
+      }
+      for (const queued of next) {
+        const accepted = await this.acceptedOf(queued.stream);
+        // Not awaited: the lane sends them one by one, paced; each settles itself.
+        if (accepted) void this.parts.send(instanceId, accepted, queued.sequence);
+      }
+      return next.length;
+    } finally {
+      this.draining.delete(instanceId);
+    }
   }
 
   /** Fails the instance's queued sends that can no longer go out; returns how many it read. */

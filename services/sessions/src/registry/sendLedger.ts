@@ -12,6 +12,8 @@ export interface QueuedSend {
 
 /** What the dispatcher reads of the queued sends (the ledger below). */
 export interface SendQueue {
+  /** How many sends of the instance are queued. */
+  queued(instanceId: string): number;
   /** The instance's queued sends, oldest first (a live view: no copy, no sort). */
   queuedSends(instanceId: string): Iterable<QueuedSend>;
   /** Instances with at least one queued send. */
