@@ -59,7 +59,7 @@ const untilReady = async (port: number): Promise<void> => {
 
 /** The service's durable consumers (if any) have nothing pending. */
 const durablesDone = async (nats: NatsHandle, service: ServiceName): Promise<boolean> => {
-  const names = service === 'sessions' ? [DURABLES.sessionsDispatch] : service === 'webhooks' ? [DURABLES.webhooksRouter] : [];
+  const names = service === 'webhooks' ? [DURABLES.webhooksRouter] : [];
   for (const name of names) {
     const info = await nats.jsm.consumers.info(STREAMS.events.name, name).catch(() => null);
     if (!info || info.num_pending > 0 || info.num_ack_pending > 0) return false;

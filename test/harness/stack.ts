@@ -82,7 +82,6 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   leaseTtlMs: 10_000,
   leaseRenewMs: 3_000,
   claimEveryMs: 500,
-  dispatchAckWaitMs: 5_000,
   sandbox: { sentDelayMs: 10, deliveredDelayMs: 30, readDelayMs: 60, qrIntervalMs: 20_000 },
   ...overrides,
 });

@@ -48,8 +48,6 @@ export const OBJECT_STORES = {
 
 /** Durable consumers (shared by a service's replicas; their position survives restarts). */
 export const DURABLES = {
-  /** sessions: every MessageAccepted, handed to the replica that holds the instance. */
-  sessionsDispatch: 'sessions-dispatch',
   /** webhooks: every domain event, read by the sequencer replica. */
   webhooksRouter: 'webhooks-router',
   /** webhooks: delivery records due for a retry. */
@@ -57,6 +55,13 @@ export const DURABLES = {
   /** webhooks: replays asked for (GET /v1/replay_webhooks), worked one at a time per replica. */
   webhooksReplayer: 'webhooks-replayer',
 } as const;
+
+/**
+ * Durable consumers no release reads any more, deleted at start-up so they do not linger on the stream:
+ * `sessions-dispatch` (sessions sent what it handed out; they send from the send ledger now). A replica of an older
+ * release still running makes it again, and the next start deletes it again.
+ */
+export const RETIRED_DURABLES: Readonly<Record<string, readonly string[]>> = { [STREAMS.events.name]: ['sessions-dispatch'] };
 
 /** Core NATS subjects (request/reply and announcements between replicas; nothing stored). */
 export const SUBJECTS = {

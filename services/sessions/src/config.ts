@@ -43,8 +43,6 @@ export interface SessionsConfig extends NatsSettings {
   leaseRenewMs: number;
   /** How often a replica looks for linked instances nobody holds. */
   claimEveryMs: number;
-  /** How long a send handed to a replica may stay unconfirmed before another replica gets it. */
-  dispatchAckWaitMs: number;
   sandbox: { sentDelayMs: number; deliveredDelayMs: number; readDelayMs: number; qrIntervalMs: number };
   /** check_number allowance per instance: a burst, regained at `perMinute` numbers a minute. */
   numberChecks: NumberCheckLimits;
@@ -82,7 +80,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     leaseTtlMs: envInt(env, 'LEASE_TTL_MS', 10_000),
     leaseRenewMs: envInt(env, 'LEASE_RENEW_MS', 3_000),
     claimEveryMs: envInt(env, 'LEASE_CLAIM_EVERY_MS', 2_000),
-    dispatchAckWaitMs: envInt(env, 'DISPATCH_ACK_WAIT_MS', 15_000),
     sandbox: {
       sentDelayMs: envInt(env, 'SANDBOX_SENT_DELAY_MS', 50),
       deliveredDelayMs: envInt(env, 'SANDBOX_DELIVERED_DELAY_MS', 150),

@@ -85,20 +85,11 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       typing: config.typing,
       ttlMs: config.sendTtlMs,
       retryMs: 1_000,
-      ackWaitMs: config.dispatchAckWaitMs,
     });
-    const owner = new OwnerRouter(
-      nats,
-      ownership,
-      localOwnerOps(sessions, dispatcher, sandbox, new NumberCheckThrottle(config.numberChecks), refs, logger),
-      logger,
-    );
+    const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, sandbox, new NumberCheckThrottle(config.numberChecks), refs, logger), logger);
     owner.start();
-    dispatcher.routeWith(
-      (instanceId, accepted, sequence) => owner.dispatch(instanceId, accepted, sequence),
-      (instanceId) => ownership.owns(instanceId) || ownership.isFree(instanceId),
-    );
-    await dispatcher.start();
+    dispatcher.decideFor((instanceId) => ownership.owns(instanceId) || ownership.isFree(instanceId));
+    dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
     const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
       ledger,

@@ -60,7 +60,6 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       pacingMs: PACING_MS,
       ttlMs: 60_000,
       retryMs: 50,
-      ackWaitMs: 5_000,
     });
     open.clear();
     paused.clear();
@@ -101,7 +100,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await goOnline();
     await accept('m1', 'first');
     await accept('m2', 'second');
-    await dispatcher.start();
+    dispatcher.start();
     const sent = await eventually(
       async () => platform.sent(id),
       (s) => s.length === 2,
@@ -117,7 +116,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('keeps a send queued while the instance is not connected, and sends it once it is', async () => {
     await givenLinked();
     await accept('m1', 'queued');
-    await dispatcher.start();
+    dispatcher.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(platform.sent(id)).toEqual([]);
     await goOnline();
@@ -138,7 +137,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     paused.add(id);
     await accept('m1', 'first');
     await accept('m2', 'second');
-    await dispatcher.start();
+    dispatcher.start();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(platform.sent(id)).toEqual([]);
     expect([await failures('m1'), await failures('m2')]).toEqual([[], []]);
@@ -156,7 +155,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await accept('m1', 'before the reset');
     await append(instanceStream(id), instanceEvent('InstanceReset', now(), {}));
     await registry.reach(id, 2_000);
-    await dispatcher.start();
+    dispatcher.start();
     expect(
       await eventually(
         () => failures('m1'),
@@ -172,7 +171,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await append(instanceStream(id), instanceEvent('InstanceLoggedOut', now(), { reason: 'logged_out_on_phone' }));
     await accept('m1', 'after the logout');
     await registry.reach(id, 2_000);
-    await dispatcher.start();
+    dispatcher.start();
     expect(
       await eventually(
         () => failures('m1'),
@@ -186,7 +185,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await givenLinked();
     await accept('m1', 'too old', new Date(Date.now() - 120_000).toISOString());
     await registry.reach(id, 2_000);
-    await dispatcher.start();
+    dispatcher.start();
     expect(
       await eventually(
         () => failures('m1'),
@@ -200,7 +199,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await givenLinked();
     await accept('m1', 'waited 1');
     await accept('m2', 'waited 2');
-    await dispatcher.start();
+    dispatcher.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(platform.sent(id)).toEqual([]);
     await goOnline();
@@ -216,7 +215,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('fails a waiting send once the phone logs the device out, though no connection ever comes', async () => {
     await givenLinked();
     await accept('m1', 'waiting');
-    await dispatcher.start();
+    dispatcher.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await failures('m1')).toEqual([]);
     await append(instanceStream(id), instanceEvent('InstanceLoggedOut', now(), { reason: 'logged_out_on_phone' }));
@@ -237,14 +236,13 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       pacingMs: PACING_MS,
       ttlMs: 60_000,
       retryMs: 50,
-      ackWaitMs: 5_000,
       typing,
     });
     await givenLinked();
     await goOnline();
     await accept('m1', 'hi');
     await accept('m2', 'x'.repeat(30));
-    await dispatcher.start();
+    dispatcher.start();
     const sent = await eventually(
       async () => platform.sent(id),
       (s) => s.length === 2,
@@ -267,7 +265,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('fails a queued send cleanly as content_erased when the instance was erased before it went out; a send after it goes out', async () => {
     await givenLinked();
     await accept('m1', 'erased before it went out');
-    await dispatcher.start();
+    dispatcher.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await keys.destroy(id);
     await accept('m2', 'after the erasure');

@@ -1,16 +1,14 @@
 import { conflict, invalidArgument, unavailable, type Logger } from '@wagw/lib';
 import { SANDBOX_MEDIA_KINDS, type SandboxMediaKind, type SandboxPlatform } from '../connector/sandbox';
-import type { Dispatcher } from '../dispatch/dispatcher';
 import { markRead } from '../inbound/inboundOps';
 import type { InboundRefStore } from '../inbound/inboundRefs';
 import type { NumberCheckThrottle } from '../session/numberCheckThrottle';
 import type { SessionManager } from '../session/sessionManager';
 import type { OwnerOps } from './ownerRouter';
 
-/** The owner's side of each operation: this replica's connections, dispatcher and (in sandbox mode) platform. */
+/** The owner's side of each operation: this replica's connections and (in sandbox mode) platform. */
 export const localOwnerOps = (
   sessions: SessionManager,
-  dispatcher: Dispatcher,
   sandbox: SandboxPlatform | null,
   numberChecks: NumberCheckThrottle,
   refs: InboundRefStore,
@@ -43,7 +41,6 @@ export const localOwnerOps = (
         throw unavailable('list_groups_failed', 'The platform did not answer the group list; try again', error);
       }
     },
-    dispatch: (instanceId, accepted, sequence) => dispatcher.dispatchOwned(instanceId, accepted, sequence),
     sandboxScan: async (instanceId, number) => {
       const platform = sandboxOnly();
       try {

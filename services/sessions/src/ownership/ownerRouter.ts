@@ -1,7 +1,6 @@
-import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type MessageAccepted, type NatsHandle, type Ownership } from '@wagw/lib';
+import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type NatsHandle, type Ownership } from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
 import type { GroupInfo, NumberCheck } from '../connector/port';
-import type { DispatchOutcome } from '../dispatch/dispatcher';
 
 /** What only the replica holding an instance's lease (the one with its connection) can do. */
 export interface OwnerOps {
@@ -10,8 +9,6 @@ export interface OwnerOps {
   reconnect(instanceId: string): Promise<void>;
   checkNumbers(instanceId: string, numbers: string[]): Promise<NumberCheck[]>;
   listGroups(instanceId: string): Promise<GroupInfo[]>;
-  /** Sends one accepted message (see `DispatchOutcome`). */
-  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome>;
   sandboxScan(instanceId: string, number: string): Promise<void>;
   sandboxInbound(instanceId: string, inbound: SandboxInboundCall): Promise<void>;
   /** Sandbox: restrict the instance's account until `untilMs` (null: no known end), or lift (`lift`). */
@@ -88,17 +85,6 @@ export class OwnerRouter implements OwnerOps {
     return this.route({ op: 'listGroups', instanceId, args: [instanceId] }) as Promise<GroupInfo[]>;
   }
 
-  dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
-    // Nobody holds the instance, so nobody is connected: the send waits in the ledger for whoever connects it.
-    if (!this.ownership.owns(instanceId) && this.ownership.isFree(instanceId)) return Promise.resolve('waiting');
-    return (this.route({ op: 'dispatch', instanceId, args: [instanceId, accepted, sequence] }) as Promise<DispatchOutcome>).catch((error: unknown) => {
-      this.throttle.maybe('dispatch', (heldBack) =>
-        this.logger.warn({ err: error, instanceId, heldBack }, 'the owner could not take a send; it will be offered again'),
-      );
-      return 'retry' as const;
-    });
-  }
-
   sandboxScan(instanceId: string, number: string): Promise<void> {
     return this.route({ op: 'sandboxScan', instanceId, args: [instanceId, number] }) as Promise<void>;
   }
@@ -171,8 +157,6 @@ export class OwnerRouter implements OwnerOps {
         return this.local.checkNumbers(...call.args);
       case 'listGroups':
         return this.local.listGroups(...call.args);
-      case 'dispatch':
-        return this.local.dispatch(...call.args);
       case 'sandboxScan':
         return this.local.sandboxScan(...call.args);
       case 'sandboxInbound':

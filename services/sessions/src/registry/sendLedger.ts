@@ -19,6 +19,8 @@ export interface SendQueue {
   /** Instances with at least one queued send. */
   instancesWithQueued(): string[];
   isQueued(instanceId: string, stream: string): boolean;
+  /** Calls `listener` with the instance each time a send of it is queued (a `MessageAccepted` folded in). */
+  onQueued(listener: (instanceId: string) => void): void;
 }
 
 interface InstanceSends {
@@ -49,6 +51,11 @@ export class SendLedger implements FoldedModel, SendQueue {
   readonly modelVersion = 3;
   readonly pattern = ALL_MESSAGES_PATTERN;
   private instances = new Map<string, InstanceSends>();
+  private queuedListener: (instanceId: string) => void = () => undefined;
+
+  onQueued(listener: (instanceId: string) => void): void {
+    this.queuedListener = listener;
+  }
 
   /** Sends of the instance waiting to go out. */
   queued(instanceId: string): number {
@@ -88,6 +95,7 @@ export class SendLedger implements FoldedModel, SendQueue {
         const day = utcDay(event.occurredAt);
         if (day === sends.day) sends.today += 1;
         else if (day > sends.day) Object.assign(sends, { day, today: 1 });
+        this.queuedListener(id);
       } else if (event.type === 'MessageSent' || event.type === 'MessageFailed') {
         sends.queued.delete(commit.stream);
       }
