@@ -188,5 +188,35 @@ export const describeEventStoreContract = (name: string, open: () => Promise<{ s
         await second.close();
       }
     });
+
+    it('hands out only commits of the types asked for, and acks the others of a durable subscription', async () => {
+      const id = uniqueStream().split('.')[0]!;
+      const durableName = `t-${id}`;
+      const types = ['Wanted', 'AlsoWanted'];
+      await store.append(`${id}.message.M0`, [event('Skipped', { i: 0 })], { expectedVersion: 0, commandId: `${id}-0` });
+      await store.append(`${id}.message.M1`, [event('Wanted', { i: 1 })], { expectedVersion: 0, commandId: `${id}-1` });
+      await store.append(`${id}.message.M2`, [event('Skipped', { i: 2 }), event('AlsoWanted', { i: 2 })], { expectedVersion: 0, commandId: `${id}-2` });
+      await store.append(`${id}.message.M3`, [event('Skipped', { i: 3 })], { expectedVersion: 0, commandId: `${id}-3` });
+      await store.append(`${id}.message.M4`, [event('Wanted', { i: 4 })], { expectedVersion: 0, commandId: `${id}-4` });
+      const ordered = await store.subscribe(`${id}.>`, { types });
+      try {
+        expect((await take(ordered, 3)).map((d) => d.commit.events[0]!.data.i)).toEqual([1, 2, 4]);
+      } finally {
+        await ordered.close();
+      }
+      const first = await store.subscribe(`${id}.>`, { durableName, ackWaitMs: 1_000, types });
+      const got = await take(first, 3);
+      for (const d of got) d.ack();
+      expect(got.map((d) => d.commit.events[0]!.data.i)).toEqual([1, 2, 4]);
+      await first.close();
+      // After the ack wait: nothing was left unacked, the skipped commits neither.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const again = await store.subscribe(`${id}.>`, { durableName, ackWaitMs: 1_000 });
+      try {
+        await expect(take(again, 1, 500)).rejects.toThrow('only 0 of 1 deliveries arrived');
+      } finally {
+        await again.close();
+      }
+    });
   });
 };

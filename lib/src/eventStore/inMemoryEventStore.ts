@@ -13,6 +13,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './port';
+import { withTypes } from './typeFilter';
 
 interface DurableState {
   next: number;
@@ -105,7 +106,7 @@ export class InMemoryEventStore implements EventStore {
     };
     const log = this.log;
     const listeners = this.listeners;
-    return {
+    const subscription: Subscription = {
       async *[Symbol.asyncIterator]() {
         while (!closed) {
           const again = redeliver.shift();
@@ -129,5 +130,6 @@ export class InMemoryEventStore implements EventStore {
         wake();
       },
     };
+    return withTypes(subscription, options.types, options.durableName !== undefined);
   }
 }

@@ -22,6 +22,7 @@ import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
 import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
 import { durableSubscription } from './durableSubscription';
+import { withTypes } from './typeFilter';
 import {
   assertPattern,
   assertStreamName,
@@ -210,15 +211,19 @@ export class JetStreamEventStore implements EventStore {
       nak: (delayMs?: number) => this.writes.push(() => m.nak(delayMs)),
       inProgress: () => this.writes.push(() => m.working()),
     });
-    if (options.durableName) return durableSubscription(consumer, options.batch ?? 256, decode, () => this.consumerFor(pattern, options), this.logger);
+    if (options.durableName) {
+      const durable = durableSubscription(consumer, options.batch ?? 256, decode, () => this.consumerFor(pattern, options), this.logger);
+      return withTypes(durable, options.types, true);
+    }
     const messages = await this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
-    return {
+    const ordered: Subscription = {
       async *[Symbol.asyncIterator]() {
         for await (const m of messages) yield decode(m);
       },
       // stop(), not close(): close() waits for the iteration to end, which a paused reader never does.
       close: async () => messages.stop(),
     };
+    return withTypes(ordered, options.types, false);
   }
 
   private async consumerFor(pattern: string, options: SubscribeOptions): Promise<Consumer> {

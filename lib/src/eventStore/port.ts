@@ -75,6 +75,11 @@ export interface SubscribeOptions {
   batch?: number;
   /** First sequence to deliver (default 1: from the beginning). Ignored when the durable already exists. */
   fromSequence?: number;
+  /**
+   * Only commits holding an event of one of these types are handed out (absent: all); a durable subscription acks
+   * the others itself. They are still read from the store, but never opened (`SealedEventStore`) or handed out.
+   */
+  types?: readonly string[];
 }
 
 /**

@@ -21,6 +21,9 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK
 
 export const WEBHOOK_EVENT_TYPE_NAMES: readonly WebhookEventType[] = Object.values(WEBHOOK_EVENT_TYPES);
 
+/** The domain event types that make a webhook event. */
+export const WEBHOOK_DOMAIN_TYPES: readonly string[] = Object.keys(WEBHOOK_EVENT_TYPES);
+
 /**
  * Webhook event types listed in a query: `set_webhook ... events=` (error code `invalid_events`) or the `types` filter
  * of `/v1/events` and `/v1/replay_webhooks` (`invalid_types`). Empty = every type.

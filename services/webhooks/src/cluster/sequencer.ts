@@ -1,4 +1,4 @@
-import { DURABLES, Gauge, instanceIdOf, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
+import { DURABLES, Gauge, instanceIdOf, WEBHOOK_DOMAIN_TYPES, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
 import { routeEvent } from './assignment';
 import type { Membership } from './membership';
 import type { WorkOutcome, WorkSender } from './workChannel';
@@ -129,10 +129,12 @@ export class Sequencer {
     if (this.stopped || this.subscription) return;
     try {
       if (!(await this.lease.acquire(SEQUENCER_LEASE))) return;
+      // Events that make no webhook (MessageAccepted: one per send) are acked by the store, never opened or routed.
       const subscription = await this.events.subscribe('>', {
         durableName: DURABLES.webhooksRouter,
         ackWaitMs: this.options.ackWaitMs,
         batch: this.options.batch,
+        types: WEBHOOK_DOMAIN_TYPES,
       });
       // The lease may have been lost, or a shutdown begun, while subscribing.
       if (this.stopped || !this.lease.owns(SEQUENCER_LEASE)) {
