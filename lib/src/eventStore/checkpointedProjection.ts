@@ -12,6 +12,8 @@ export interface FoldedModel {
   readonly modelVersion: number;
   /** The streams it folds. */
   readonly pattern: string;
+  /** false: the fold reads no content fields, and gets them null (no decryption per event). */
+  readonly readsContent?: boolean;
   apply(commit: Commit): void;
   /** The model's entries, serialized deterministically (equal models give equal text). */
   serialize(): string;
@@ -36,7 +38,7 @@ export class CheckpointedProjection {
     private readonly model: FoldedModel,
     private readonly logger: Logger,
   ) {
-    this.projection = new Projection(store, model.pattern, (commit) => this.fold(commit), logger);
+    this.projection = new Projection(store, model.pattern, (commit) => this.fold(commit), logger, model.readsContent ?? true);
   }
 
   /** The sequence of the last commit folded. */

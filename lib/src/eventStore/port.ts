@@ -80,6 +80,11 @@ export interface SubscribeOptions {
    * the others itself. They are still read from the store, but never opened (`SealedEventStore`) or handed out.
    */
   types?: readonly string[];
+  /**
+   * false: the subscriber reads no content fields (`SEALED_FIELDS`: texts, captions, URLs, names), so a store that
+   * seals them hands its events out with them null, unopened (no decryption per event). Default true.
+   */
+  content?: boolean;
 }
 
 /**

@@ -17,6 +17,8 @@ export class Projection {
     private readonly pattern: string,
     private readonly apply: (commit: Commit) => void,
     private readonly logger: Logger,
+    /** false: `apply` reads no content fields (`SubscribeOptions.content`). */
+    private readonly content = true,
   ) {}
 
   /** The sequence of the last commit applied. */
@@ -75,7 +77,7 @@ export class Projection {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        const subscription = await this.store.subscribe(this.pattern, { fromSequence: this.position + 1 });
+        const subscription = await this.store.subscribe(this.pattern, { fromSequence: this.position + 1, content: this.content });
         this.closeCurrent = () => subscription.close();
         if (this.stopped) await subscription.close();
         for await (const delivery of subscription) {

@@ -113,6 +113,20 @@ describe('SealedEventStore', () => {
     expect(seen[0]).toMatchObject({ text: null, erased: true });
   });
 
+  it('hands a subscriber that reads no content (content: false) the events with their content fields null, unopened', async () => {
+    const subscription = await store.subscribe('I1.message.m1', { content: false });
+    const seen: unknown[] = [];
+    for await (const delivery of subscription) {
+      seen.push(delivery.commit.events[0]!.data);
+      if (seen.length === 2) break;
+    }
+    await subscription.close();
+    expect(seen).toEqual([
+      { message_id: 'm1', to: '4915112345678', type: 'media', text: null, media_url: null, filename: null },
+      { message_id: 'm1', to: '4915112345678' },
+    ]);
+  });
+
   it('reads events stored before sealing existed (plaintext) as they were written', async () => {
     await inner.append(messageStream('I2', 'old'), [accepted], { expectedVersion: 0, commandId: 'old' });
     expect(dataOf(await store.readStream(messageStream('I2', 'old')))).toEqual([accepted.data]);

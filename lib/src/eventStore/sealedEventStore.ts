@@ -7,6 +7,18 @@ import type { AppendOptions, AppendResult, Commit, Delivery, EventStore, NewEven
 /** What a ciphertext is bound to: it opens only in the event it was written for. */
 const placeOf = (stream: string, type: string): string => `${stream}\u0000${type}`;
 
+/** The commit with its events' sealed content unopened: their content fields stay null (`SubscribeOptions.content` false). */
+const withoutContent = (commit: Commit): Commit => {
+  if (!commit.events.some((event) => SEALED_KEY in event.data)) return commit;
+  const events = commit.events.map((event): RecordedEvent => {
+    if (!(SEALED_KEY in event.data)) return event;
+    const rest = { ...event.data };
+    delete rest[SEALED_KEY];
+    return { ...event, ...upcastEvent(event.type, event.schemaVersion, rest) };
+  });
+  return { ...commit, events };
+};
+
 /**
  * The event store with message content sealed: an event's content fields (`SEALED_FIELDS`) are encrypted with its
  * instance's data key as it is appended, and opened as it is read, so every reader (history, export, status,
@@ -46,7 +58,7 @@ export class SealedEventStore implements EventStore {
     const subscription = await this.inner.subscribe(pattern, options);
     const opened = async function* (store: SealedEventStore): AsyncGenerator<Delivery> {
       for await (const delivery of subscription) {
-        const commit = store.isOpenNow(delivery.commit) ?? (await store.open(delivery.commit));
+        const commit = options?.content === false ? withoutContent(delivery.commit) : (store.isOpenNow(delivery.commit) ?? (await store.open(delivery.commit)));
         yield {
           commit,
           deliveryCount: delivery.deliveryCount,

@@ -50,6 +50,8 @@ export class SendLedger implements FoldedModel, SendQueue {
   /** 2: queued sends carry their sequence and acceptance time; 3: they are kept in log order, not by stream. */
   readonly modelVersion = 3;
   readonly pattern = ALL_MESSAGES_PATTERN;
+  /** Times and states only: the sends' texts are never opened here. */
+  readonly readsContent = false;
   private instances = new Map<string, InstanceSends>();
   private queuedListener: (instanceId: string) => void = () => undefined;
 
