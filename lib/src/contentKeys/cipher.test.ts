@@ -20,6 +20,13 @@ describe('content cipher (AES-256-GCM)', () => {
     expect(a.ct).not.toBe(b.ct);
   });
 
+  it('gives every event an iv of its own, across refills of the iv pool', () => {
+    const key = newContentKey();
+    const ivs = Array.from({ length: 3_000 }, () => sealContent(content, key, 'p').iv);
+    expect(new Set(ivs).size).toBe(3_000);
+    expect(ivs.every((iv) => Buffer.from(iv, 'base64').length === 12)).toBe(true);
+  });
+
   it('refuses another key, another place, or a changed ciphertext', () => {
     const key = newContentKey();
     const sealed = sealContent(content, key, 'I.message.m1\u0000MessageAccepted');
