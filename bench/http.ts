@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@wagw/lib';
-import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, startBenchNats, stopProcess, type BenchNats } from './common';
+import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, processInfo, startBenchNats, stopProcess, type BenchNats } from './common';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -57,13 +57,20 @@ const waitForOutput = (child: ChildProcess, pattern: RegExp, timeoutMs: number):
     });
   });
 
+/** CPU time per request, µs, by process: the gateway's services (by name) or the bare server, nats-server, this process (autocannon). */
+export type CpuPerRequest = Record<string, number>;
+
 export interface HttpBenchResult {
   bareGet: HttpResult;
   createInstance: HttpResult;
   barePost: HttpResult;
-  /** Bare Fastify POST that appends one JetStream message and answers after the ack: the durable floor. */
+  /** Bare Fastify POST that appends one JetStream message and answers after the ack: the durable floor (median round). */
   floor: HttpResult;
+  /** POST /v1/send (median round); floor and send run in `rounds` alternating rounds, so drift hits both alike. */
   send: HttpResult;
+  rounds: number;
+  floorCpu: CpuPerRequest;
+  sendCpu: CpuPerRequest;
   /** The limiter A/B: send on fresh gateways (each on a fresh nats-server) with and without the rate limiter, medians. */
   sendLimited: HttpResult;
   sendNoLimiter: HttpResult;
@@ -75,6 +82,8 @@ export interface Gateway {
   headers: Record<string, string>;
   /** CPU seconds so far of the launcher's services (gateway, instances, sessions, webhooks) together. */
   cpuSeconds: () => number;
+  /** CPU seconds so far of each of the launcher's services, by name. */
+  cpuByService: () => Record<string, number>;
 }
 
 /**
@@ -109,7 +118,9 @@ export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gatew
   try {
     const token = (await waitForOutput(gateway, /export TOKEN=(\S+)/, 60_000))[1]!;
     const cpuSeconds = (): number => childrenOf(gateway.pid!).reduce((sum, p) => sum + p.cpuSeconds, 0);
-    return await fn({ base: `http://127.0.0.1:${port}/v1`, headers: { authorization: `Bearer ${token}` }, cpuSeconds });
+    const cpuByService = (): Record<string, number> =>
+      Object.fromEntries(childrenOf(gateway.pid!).map((p) => [/services\/(\w+)\//.exec(p.argv.join(' '))?.[1] ?? p.comm, p.cpuSeconds]));
+    return await fn({ base: `http://127.0.0.1:${port}/v1`, headers: { authorization: `Bearer ${token}` }, cpuSeconds, cpuByService });
   } finally {
     await stopProcess(gateway);
     rmSync(dataDir, { recursive: true, force: true });
@@ -160,6 +171,34 @@ const sendOnFreshGateway = async (limiter: boolean): Promise<HttpResult> => {
   ).finally(() => fresh.stop());
 };
 
+const medianOf = (runs: HttpResult[]): HttpResult => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
+
+interface Measured {
+  result: HttpResult;
+  cpu: CpuPerRequest;
+}
+
+/** `run`'s result with the CPU µs per response it cost each process of `processes`, nats-server and this process. */
+const withCpu = async (nats: BenchNats, processes: () => Record<string, number>, run: () => Promise<HttpResult>): Promise<Measured> => {
+  const before = { processes: processes(), nats: natsCpuSeconds(nats), self: process.cpuUsage() };
+  const result = await run();
+  const after = processes();
+  const self = process.cpuUsage(before.self);
+  const perRequest = (seconds: number): number => (seconds / Math.max(1, result.total)) * 1e6;
+  const cpu: CpuPerRequest = {};
+  for (const [name, seconds] of Object.entries(after)) cpu[name] = perRequest(seconds - (before.processes[name] ?? 0));
+  cpu['nats-server'] = perRequest(natsCpuSeconds(nats) - before.nats);
+  cpu['autocannon (the benchmark)'] = perRequest((self.user + self.system) / 1e6);
+  return { result, cpu };
+};
+
+/** "gateway 38 µs, sessions 55 µs, ..., total 148 µs". */
+export const fmtCpu = (cpu: CpuPerRequest): string => {
+  const parts = Object.entries(cpu).filter(([, micros]) => micros >= 0.5);
+  const total = parts.reduce((sum, [, micros]) => sum + micros, 0);
+  return `${parts.map(([name, micros]) => `${name} ${micros.toFixed(0)}`).join(', ')}; total ${total.toFixed(0)} µs`;
+};
+
 /**
  * The gateway on the benchmark's nats-server, beside bare Fastify in its own process on the same nats-server: GET /
  * and the JetStream floor (a POST that appends one message and answers after its ack) against create_instance, a
@@ -177,22 +216,38 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
     const bareUrl = `http://127.0.0.1:${barePort}`;
     // send before create_instance: the instances it creates would otherwise still be consumed (by every service)
     // while send is measured.
+    const rounds = envPositiveInt('BENCH_HTTP_ROUNDS', 3);
     const measured = await withGateway(nats, async (gateway) => {
       await cannon({ url: `${bareUrl}/`, duration: 2 });
       await cannonPost(`${bareUrl}/append`, 'warm-up', 2);
       log('http: bare Fastify GET /');
       const bareGet = await cannon({ url: `${bareUrl}/` });
-      log('http: bare Fastify POST /append (one JetStream append per request)');
-      const floor = await cannonPost(`${bareUrl}/append`, 'floor');
       const instanceId = await linkInstance(gateway);
       log('http: bare Fastify POST /send (schema)');
       const barePost = await cannonPost(`${bareUrl}/send`, instanceId);
       await cannonSend(gateway, instanceId, 2);
-      log('http: POST /v1/send');
-      const send = await cannonSend(gateway, instanceId);
+      const bareCpu = (): Record<string, number> => ({ 'bare Fastify': processInfo(bare.pid!)?.cpuSeconds ?? 0 });
+      const floors: Measured[] = [];
+      const sends: Measured[] = [];
+      for (let round = 0; round < rounds; round++) {
+        log(`http: round ${round + 1} of ${rounds}: bare Fastify POST /append (one JetStream append per request), then POST /v1/send`);
+        floors.push(await withCpu(nats, bareCpu, () => cannonPost(`${bareUrl}/append`, 'floor')));
+        sends.push(await withCpu(nats, gateway.cpuByService, () => cannonSend(gateway, instanceId)));
+      }
       log('http: GET /v1/create_instance');
       const createInstance = await cannon({ url: `${gateway.base}/create_instance`, headers: gateway.headers });
-      return { bareGet, floor, createInstance, barePost, send };
+      const floor = medianOf(floors.map((m) => m.result));
+      const send = medianOf(sends.map((m) => m.result));
+      return {
+        bareGet,
+        floor,
+        createInstance,
+        barePost,
+        send,
+        rounds,
+        floorCpu: floors[floors.findIndex((m) => m.result === floor)]!.cpu,
+        sendCpu: sends[sends.findIndex((m) => m.result === send)]!.cpu,
+      };
     });
     // The limiter's cost is a few per cent, less than the machine's drift between two runs: both sides run alike (a
     // fresh nats-server and gateway each), in alternating order, and the medians are compared.
@@ -204,7 +259,6 @@ export const runHttpBench = async (): Promise<HttpBenchResult> => {
         (on ? limited : unlimited).push(await sendOnFreshGateway(on));
       }
     }
-    const medianOf = (runs: HttpResult[]): HttpResult => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
     return { ...measured, sendLimited: medianOf(limited), sendNoLimiter: medianOf(unlimited), limiterRounds };
   } finally {
     await stopProcess(bare);

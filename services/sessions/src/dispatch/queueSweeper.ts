@@ -33,11 +33,11 @@ const READS_PER_SWEEP = 1_000;
 export const LANE_WINDOW = 4;
 
 /**
- * Sends that wait for their instance live in the send ledger, not in the dispatch consumer (where a thousand of them
- * would hold every `max_ack_pending` slot and stop every other instance's sends). Every `everyMs` this hands the
- * queued sends of instances connected on this replica to their lane, oldest first, and fails the ones that can no
- * longer go out (reset, logged out, past the TTL) for instances this replica decides for (`decidesFor`: it holds
- * their lease, or nobody does).
+ * Hands the send ledger's queued sends to the lanes of the dispatcher. Every `everyMs`, and at once when the ledger
+ * shows a new send or one went out (`refill`), it reads the oldest queued sends of instances connected on this
+ * replica into their lane, a few at a time (`LANE_WINDOW`); every `everyMs` it also fails the ones that can no longer
+ * go out (reset, logged out, past the TTL) for instances this replica decides for (`decidesFor`: it holds their
+ * lease, or nobody does).
  */
 export class QueueSweeper {
   private timer: NodeJS.Timeout | null = null;

@@ -39,8 +39,7 @@ const byKey = <T>([a]: [string, ...T[]], [b]: [string, ...T[]]): number => (a < 
 /**
  * A read model of every instance's sends, fed the message streams' commits (a `Projection` of
  * `ALL_MESSAGES_PATTERN`): which wait to go out (accepted, not yet sent or failed) and how many were accepted today
- * (UTC). The quotas read it, and so does the dispatcher: a send whose instance is not connected waits here, not in
- * the dispatch consumer (see Dispatcher). Every sessions replica keeps one; it lags the store by milliseconds, so
+ * (UTC). The quotas read it, and the dispatcher sends from it (see Dispatcher). Every sessions replica keeps one; it lags the store by milliseconds, so
  * sends racing on several replicas may pass a full quota by the ones in flight. It starts from its checkpoint
  * (`CheckpointedProjection`): start-up does not grow with the number of messages in the log, and its memory grows
  * with queued sends (bounded by the queue quota), not with messages.
