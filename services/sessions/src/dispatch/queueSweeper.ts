@@ -98,18 +98,26 @@ export class QueueSweeper {
     if (this.draining.has(instanceId)) return 0;
     this.draining.add(instanceId);
     try {
-      const room = Math.min(budget, LANE_WINDOW - this.parts.inLane(instanceId));
-      const next: QueuedSend[] = [];
-      for (const queued of this.parts.queue.queuedSends(instanceId)) {
-        if (next.length >= room) break;
-        if (!this.parts.local.busy(queued.stream)) next.push(queued);
+      let reads = 0;
+      const read = new Set<string>();
+      // Until the lane is full again: sends may go out while the next are read (a refill meanwhile finds this drain
+      // under way and leaves it to it).
+      for (;;) {
+        const room = Math.min(budget - reads, LANE_WINDOW - this.parts.inLane(instanceId));
+        const next: QueuedSend[] = [];
+        for (const queued of this.parts.queue.queuedSends(instanceId)) {
+          if (next.length >= room) break;
+          if (!this.parts.local.busy(queued.stream) && !read.has(queued.stream)) next.push(queued);
+        }
+        if (next.length === 0) return reads;
+        for (const queued of next) {
+          read.add(queued.stream);
+          reads += 1;
+          const accepted = await this.acceptedOf(queued.stream);
+          // Not awaited: the lane sends them one by one, paced; each settles itself.
+          if (accepted) void this.parts.send(instanceId, accepted, queued.sequence);
+        }
       }
-      for (const queued of next) {
-        const accepted = await this.acceptedOf(queued.stream);
-        // Not awaited: the lane sends them one by one, paced; each settles itself.
-        if (accepted) void this.parts.send(instanceId, accepted, queued.sequence);
-      }
-      return next.length;
     } finally {
       this.draining.delete(instanceId);
     }
