@@ -1,17 +1,10 @@
-import {
-  decodeBinaryNode,
-  encodeBinaryNode,
-  getBinaryNodeChild,
-  jidEncode,
-  toNumber,
-  type BinaryNode,
-  type KeyPair,
-  type proto,
-} from '@whiskeysockets/baileys';
+import { decodeBinaryNode, encodeBinaryNode, jidEncode, toNumber, type BinaryNode, type KeyPair, type proto } from '@whiskeysockets/baileys';
 import { FrameReader, encodeFrame } from './frames';
-import { answerIq, appStateAnswer, iqError, iqResult } from './iq';
 import type { MediaHost } from './mediaHost';
-import { bootstrapNodes, handleClientMessage } from './messaging';
+import { handleClientMessage } from './messaging';
+import { recordChatState, recordReceipt } from './clientStanzas';
+import { KICKS, olderThan } from './kicks';
+import { answerClientIq } from './clientIqs';
 import { NoiseResponder, type TransportCipher } from './noise';
 import { pairSuccessNode, qrRefs, verifyDeviceSign, type QrParts } from './pairing';
 import type { DeviceLink, PairedDevice, Registry } from './registry';
@@ -34,28 +27,6 @@ const PAIR_REPLY_TIMEOUT_MS = 10_000;
 /** After a stream:error or failure the client closes; the server closes too if it has not, a moment later. */
 const CLOSE_AFTER_KICK_MS = 100;
 const MAX_QUEUED_FRAMES = 500;
-
-const KICKS: Record<Exclude<KickReason, 'tcp-close'>, BinaryNode> = {
-  'restart-required': { tag: 'stream:error', attrs: { code: '515' } },
-  'service-unavailable': { tag: 'stream:error', attrs: { code: '503' } },
-  replaced: { tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] },
-  'device-removed': { tag: 'stream:error', attrs: { code: '401' }, content: [{ tag: 'conflict', attrs: { type: 'device_removed' } }] },
-  'bad-session': { tag: 'stream:error', attrs: {}, content: [{ tag: 'xml-not-well-formed', attrs: {} }] },
-  'logged-out': { tag: 'failure', attrs: { reason: '401', location: 'frc' } },
-  forbidden: { tag: 'failure', attrs: { reason: '403', location: 'frc' } },
-  'client-outdated': { tag: 'failure', attrs: { reason: '405', location: 'frc' } },
-  'stream-end': { tag: 'xmlstreamend', attrs: {} },
-};
-
-const olderThan = (version: proto.ClientPayload.UserAgent.IAppVersion | null | undefined, min: readonly [number, number, number]): boolean => {
-  const actual = [version?.primary ?? 0, version?.secondary ?? 0, version?.tertiary ?? 0];
-  for (let i = 0; i < 3; i++) {
-    const a = actual[i] ?? 0;
-    const m = min[i] ?? 0;
-    if (a !== m) return a < m;
-  }
-  return false;
-};
 
 interface PendingIq {
   resolve: (node: BinaryNode) => void;
@@ -293,24 +264,11 @@ export class ClientConnection implements DeviceLink {
         if (this.device) await handleClientMessage(registry, media, this.device, node);
         return;
       case 'receipt':
-        if (this.device) {
-          const list = Array.isArray(node.content) ? node.content.find((child) => child.tag === 'list') : undefined;
-          const items = Array.isArray(list?.content) ? list.content.map((item) => item.attrs.id ?? '') : [];
-          registry.addReceipt({
-            from: this.device.jid,
-            to: node.attrs.to ?? '',
-            ids: [node.attrs.id ?? '', ...items],
-            type: node.attrs.type,
-            at: Date.now(),
-          });
-        }
+        if (this.device) recordReceipt(registry, this.device, node);
         return;
-      case 'chatstate': {
-        // Typing indicators: <chatstate to><composing/></chatstate> (or <paused/>), recorded as the chat saw them.
-        const state = Array.isArray(node.content) ? node.content[0]?.tag : undefined;
-        if (this.device && state) registry.addChatState({ from: this.device.jid, to: node.attrs.to ?? '', state, at: Date.now() });
+      case 'chatstate':
+        if (this.device) recordChatState(registry, this.device, node);
         return;
-      }
       case 'ack':
       case 'presence':
         return;
@@ -320,8 +278,7 @@ export class ClientConnection implements DeviceLink {
   }
 
   private onIq(node: BinaryNode): void {
-    const { registry, media } = this.deps;
-    const { type, id = '', xmlns } = node.attrs;
+    const { type, id = '' } = node.attrs;
     if (type === 'result' || type === 'error') {
       const pending = this.serverIqs.get(id);
       if (!pending) return;
@@ -331,53 +288,15 @@ export class ClientConnection implements DeviceLink {
       else pending.reject(new Error(`the client answered iq ${id} with an error`));
       return;
     }
-    if (xmlns === 'w:p') {
-      this.send(iqResult(node));
-      return;
-    }
-    const hello = xmlns === 'md' ? getBinaryNodeChild(node, 'link_code_companion_reg') : undefined;
-    if (hello?.attrs.stage === 'companion_hello') {
-      // A pairing-code request: recorded for tests (the phone side of pairing by code is not played).
-      registry.addPairingRequest({ connectionId: this.id, number: registry.addressOf(hello.attrs.jid ?? '').number, at: Date.now() });
-      this.send(iqResult(node));
-      return;
-    }
-    const device = this.device;
-    if (this.stage !== 'logged-in' || !device) {
-      this.send(iqError(node, 401, 'not-authorized'));
-      return;
-    }
-    if (xmlns === 'passive') {
-      void this.afterPassive(device, node);
-      return;
-    }
-    if (xmlns === 'w:sync:app:state') {
-      this.send(appStateAnswer(node));
-      device.appStateReady = true;
-      return;
-    }
-    this.send(answerIq(registry, media, device, node));
-  }
-
-  /**
-   * The last step before Baileys reports `open`: offline messages, the first-login app-state bootstrap, then
-   * `<ib><offline/>` (which releases Baileys' event buffer), then the passive answer, hence `open`. (Baileys 6 held
-   * its events until it had synced app state with the shared key, so the answer waited for that sync; Baileys 7
-   * flushes on `<ib><offline/>` when history sync is off.)
-   */
-  private async afterPassive(device: PairedDevice, request: BinaryNode): Promise<void> {
-    const { registry } = this.deps;
-    try {
-      const nodes = device.offline.splice(0);
-      const bootstrap = !device.appStateReady;
-      if (bootstrap) nodes.push(...(await bootstrapNodes(registry, device)));
-      for (const node of nodes) this.send(node);
-      this.send({ tag: 'ib', attrs: { from: 's.whatsapp.net' }, content: [{ tag: 'offline', attrs: { count: String(nodes.length) } }] });
-      if (bootstrap) await registry.timers.sleep(registry.options.settleMs);
-      this.send(iqResult(request));
-    } catch (error) {
-      registry.options.log('login sequence failed', { jid: device.jid, error: String(error) });
-      this.peer.destroy();
-    }
+    answerClientIq(
+      {
+        ...this.deps,
+        connectionId: this.id,
+        device: this.stage === 'logged-in' ? this.device : undefined,
+        send: (stanza) => this.send(stanza),
+        drop: () => this.peer.destroy(),
+      },
+      node,
+    );
   }
 }
