@@ -68,7 +68,8 @@ export class Dispatcher {
       queue,
       registry,
       local: this.local,
-      connectedHere: (instanceId) => sessions.connected(instanceId) !== null,
+      // A restricted account's sends wait: reading them into the lane only to hear `waiting` would repeat on every send.
+      sendsHere: (instanceId) => sessions.connected(instanceId) !== null && !sessions.sendsPaused(instanceId),
       send: (instanceId, accepted, sequence) => this.enqueue(instanceId, accepted, sequence),
       inLane: (instanceId) => this.lanes.size(instanceId),
       fail: (instanceId, accepted, reason) => this.fail(instanceId, accepted, reason),

@@ -9,8 +9,8 @@ export interface SweeperParts {
   queue: SendQueue;
   registry: InstanceRegistry;
   local: LocalSends;
-  /** The instance's open, connected connection is on this replica. */
-  connectedHere: (instanceId: string) => boolean;
+  /** The instance's connection is here, connected, and its sends do not wait (a restricted account's do). */
+  sendsHere: (instanceId: string) => boolean;
   /** Hands a send to this replica's lane of the instance, in queue order; resolves once it went out or stopped. */
   send: (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<unknown>;
   /** Sends of the instance in this replica's lane now (waiting or going out). */
@@ -78,7 +78,7 @@ export class QueueSweeper {
     let budget = READS_PER_SWEEP;
     for (const instanceId of queue.instancesWithQueued()) {
       if (budget <= 0) break;
-      if (this.parts.connectedHere(instanceId)) budget -= await this.drain(instanceId, budget);
+      if (this.parts.sendsHere(instanceId)) budget -= await this.drain(instanceId, budget);
       else if (this.decidesFor(instanceId)) budget -= await this.expire(instanceId, budget);
     }
     local.prune((stream) => queue.isQueued(instanceIdOf(stream), stream));
@@ -86,7 +86,7 @@ export class QueueSweeper {
 
   /** A send of the instance went out here: the next queued ones, if any, take its place in the lane. */
   refill(instanceId: string): void {
-    if (this.timer && this.parts.queue.queued(instanceId) > 0 && this.parts.connectedHere(instanceId)) {
+    if (this.timer && this.parts.queue.queued(instanceId) > 0 && this.parts.sendsHere(instanceId)) {
       void this.drain(instanceId, LANE_WINDOW).catch((error: unknown) =>
         this.parts.logger.warn({ err: error, instanceId }, 'reading queued sends failed; the next sweep retries'),
       );
