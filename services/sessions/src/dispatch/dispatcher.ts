@@ -85,11 +85,6 @@ export class Dispatcher {
     this.sweeper.decideFor(predicate);
   }
 
-  /** One sweep of the queued sends now (the timer runs one every `retryMs`). */
-  sweep(): Promise<void> {
-    return this.sweeper.sweep();
-  }
-
   start(): void {
     this.sweeper.start();
   }
