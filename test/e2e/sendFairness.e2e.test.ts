@@ -4,7 +4,8 @@ import { eventually } from '../harness/wait';
 
 /**
  * One instance's queue must never hold up another's sends: a disconnected instance with its whole send queue waiting
- * (SEND_QUEUE_MAX, 1,000 here, as many as the dispatch consumer's max_ack_pending) while a linked instance sends.
+ * (SEND_QUEUE_MAX, 1,000 here: as many as the in-flight slots of the dispatch consumer sessions once had, which
+ * it filled) while a linked instance sends.
  */
 const sendWith =
   (stack: () => TestStack) =>
@@ -100,9 +101,10 @@ describe('sends of a linked instance beside a disconnected one with a full queue
 });
 
 /**
- * An instance whose long queue goes out paced (one a second) must not hold up other instances either: neither the
- * queue nor the sends accepted for it meanwhile may sit in the dispatch consumer's in-flight slots (1,000) while they
- * wait their turn. SEND_QUEUE_MAX=0 (no limit) lets more sends wait than there are slots.
+ * An instance whose long queue goes out paced (one a second) must not hold up other instances either, nor send out of
+ * log order: neither the queue nor the sends accepted for it meanwhile may wait their turn anywhere but in the send
+ * ledger. SEND_QUEUE_MAX=0 (no limit) lets more sends wait than the 1,000 in-flight slots the retired dispatch
+ * consumer had.
  */
 describe('sends of a linked instance beside one whose long queue goes out paced', () => {
   let stack: TestStack;

@@ -15,7 +15,7 @@ import { InstanceRegistry } from '../registry/instanceRegistry';
 import { MessagesService, type SendCommand } from './messagesService';
 
 // Application tests of accepting a send: the real service and instance registry on the in-memory store; no NATS,
-// no gRPC, no connector (dispatch happens later, on the dispatcher's consumer).
+// no gRPC, no connector (dispatch happens later, from the send ledger).
 
 const NOW = '2026-11-22T10:00:00.000Z';
 const ID = instanceIdFor('acme', 'create-1');

@@ -94,6 +94,13 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     );
   const failures = async (messageId: string) =>
     (await store.readStream(messageStream(id, messageId))).flatMap((c) => c.events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason));
+  /** The message's failure reasons once it has one (within 5 s). */
+  const failureOf = (messageId: string) =>
+    eventually(
+      () => failures(messageId),
+      (f) => f.length === 1,
+      5_000,
+    );
 
   it('sends accepted messages of a connected instance in order, paced', async () => {
     await givenLinked();
@@ -156,13 +163,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await append(instanceStream(id), instanceEvent('InstanceReset', now(), {}));
     await registry.reach(id, 2_000);
     dispatcher.start();
-    expect(
-      await eventually(
-        () => failures('m1'),
-        (f) => f.length === 1,
-        5_000,
-      ),
-    ).toEqual(['instance_reset']);
+    expect(await failureOf('m1')).toEqual(['instance_reset']);
     expect(platform.sent(id)).toEqual([]);
   });
 
@@ -172,13 +173,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await accept('m1', 'after the logout');
     await registry.reach(id, 2_000);
     dispatcher.start();
-    expect(
-      await eventually(
-        () => failures('m1'),
-        (f) => f.length === 1,
-        5_000,
-      ),
-    ).toEqual(['instance_logged_out_on_phone']);
+    expect(await failureOf('m1')).toEqual(['instance_logged_out_on_phone']);
   });
 
   it('fails a send as expired once its time to live passed', async () => {
@@ -186,13 +181,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await accept('m1', 'too old', new Date(Date.now() - 120_000).toISOString());
     await registry.reach(id, 2_000);
     dispatcher.start();
-    expect(
-      await eventually(
-        () => failures('m1'),
-        (f) => f.length === 1,
-        5_000,
-      ),
-    ).toEqual(['expired']);
+    expect(await failureOf('m1')).toEqual(['expired']);
   });
 
   it('sends what waited while the instance was offline first, then what came after it connected, in order', async () => {
@@ -219,13 +208,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await failures('m1')).toEqual([]);
     await append(instanceStream(id), instanceEvent('InstanceLoggedOut', now(), { reason: 'logged_out_on_phone' }));
-    expect(
-      await eventually(
-        () => failures('m1'),
-        (f) => f.length === 1,
-        5_000,
-      ),
-    ).toEqual(['instance_logged_out_on_phone']);
+    expect(await failureOf('m1')).toEqual(['instance_logged_out_on_phone']);
     expect(platform.sent(id)).toEqual([]);
   });
 
@@ -270,13 +253,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     await keys.destroy(id);
     await accept('m2', 'after the erasure');
     await goOnline();
-    expect(
-      await eventually(
-        () => failures('m1'),
-        (f) => f.length === 1,
-        5_000,
-      ),
-    ).toEqual(['content_erased']);
+    expect(await failureOf('m1')).toEqual(['content_erased']);
     const sent = await eventually(
       async () => platform.sent(id),
       (s) => s.length === 1,
