@@ -51,21 +51,16 @@ export class SealedEventStore implements EventStore {
   }
 
   async *scanPattern(pattern: string, fromSequence: number): AsyncIterable<Commit> {
-    for await (const commit of this.inner.scanPattern(pattern, fromSequence)) yield this.isOpenNow(commit) ?? (await this.open(commit));
+    for await (const commit of this.inner.scanPattern(pattern, fromSequence)) yield await this.openCommit(commit);
   }
 
   async subscribe(pattern: string, options?: SubscribeOptions): Promise<Subscription> {
     const subscription = await this.inner.subscribe(pattern, options);
     const opened = async function* (store: SealedEventStore): AsyncGenerator<Delivery> {
       for await (const delivery of subscription) {
-        const commit = options?.content === false ? withoutContent(delivery.commit) : (store.isOpenNow(delivery.commit) ?? (await store.open(delivery.commit)));
-        yield {
-          commit,
-          deliveryCount: delivery.deliveryCount,
-          ack: () => delivery.ack(),
-          nak: (delayMs?: number) => delivery.nak(delayMs),
-          inProgress: () => delivery.inProgress(),
-        };
+        const commit = options?.content === false ? withoutContent(delivery.commit) : await store.openCommit(delivery.commit);
+        // A commit with nothing sealed is handed on as delivered: no new object per delivery.
+        yield commit === delivery.commit ? delivery : { ...delivery, commit };
       }
     };
     return { [Symbol.asyncIterator]: () => opened(this), close: () => subscription.close() };
@@ -78,13 +73,13 @@ export class SealedEventStore implements EventStore {
     return { ...event, data: { ...split.rest, [SEALED_KEY]: sealContent(split.content, key, placeOf(stream, event.type)) } };
   }
 
-  private async openAll(commits: Commit[]): Promise<Commit[]> {
-    return Promise.all(
-      commits.map((commit): Promise<Commit> => {
-        const now = this.isOpenNow(commit);
-        return now ? Promise.resolve(now) : this.open(commit);
-      }),
-    );
+  private openAll(commits: Commit[]): Promise<Commit[]> {
+    return Promise.all(commits.map(async (commit) => this.openCommit(commit)));
+  }
+
+  /** The commit opened: at once when every key it needs is known here (the common case), else after looking them up. */
+  private openCommit(commit: Commit): Commit | Promise<Commit> {
+    return this.isOpenNow(commit) ?? this.open(commit);
   }
 
   /** The commit opened without waiting when every key it needs is known here (the common case), else undefined. */
