@@ -18,7 +18,8 @@ import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
 
-const TRIGGERS = new Set(['DeliveryScheduled', 'RedeliveryRequested']);
+/** The events that make a delivery job; the store acks the others (attempts, outcomes) for this consumer. */
+const TRIGGERS = ['DeliveryScheduled', 'RedeliveryRequested'];
 const MAX_PER_INSTANCE = 1_000;
 const HEARTBEAT_MS = 10_000;
 
@@ -71,6 +72,7 @@ export class Deliverer {
       durableName: DURABLES.webhooksDeliverer,
       ackWaitMs: this.options.ackWaitMs,
       batch: this.options.batch,
+      types: TRIGGERS,
     });
     this.heartbeat = setInterval(() => this.held.forEach((d) => d.inProgress()), HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -88,10 +90,6 @@ export class Deliverer {
   private async run(subscription: Subscription): Promise<void> {
     try {
       for await (const job of subscription) {
-        if (!job.commit.events.some((e) => TRIGGERS.has(e.type))) {
-          job.ack();
-          continue;
-        }
         const instanceId = instanceIdOf(job.commit.stream);
         if (this.lanes.size(instanceId) >= MAX_PER_INSTANCE) {
           job.nak(1_000);
@@ -121,7 +119,7 @@ export class Deliverer {
   private async process(instanceId: string, job: StoreDelivery): Promise<void> {
     try {
       const { state, version } = await this.load(job, this.endpoints.get(instanceId)?.dataErasedAt ?? null);
-      const trigger = job.commit.events.find((e) => TRIGGERS.has(e.type));
+      const trigger = job.commit.events.find((e) => TRIGGERS.includes(e.type));
       const jobRound = trigger?.type === 'RedeliveryRequested' ? Number(trigger.data.round) : 0;
       // Done already, or superseded by a later redelivery request (that one carries the job now).
       if (!state.exists || state.status !== 'pending' || jobRound < state.round) return job.ack();

@@ -44,6 +44,8 @@ export class Replayer {
       durableName: DURABLES.webhooksReplayer,
       ackWaitMs: this.options.ackWaitMs,
       batch: 1,
+      // Its progress records (ReplayProgressed, ...) are acked by the store.
+      types: ['ReplayRequested'],
     });
     this.running = this.run(this.subscription);
   }
@@ -56,8 +58,7 @@ export class Replayer {
   private async run(subscription: Subscription): Promise<void> {
     try {
       for await (const job of subscription) {
-        if (!job.commit.events.some((e) => e.type === 'ReplayRequested')) job.ack();
-        else await this.work(job);
+        await this.work(job);
       }
     } catch (error) {
       this.logger.error({ err: error }, 'replayer subscription ended');
