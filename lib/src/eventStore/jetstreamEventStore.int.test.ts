@@ -1,4 +1,3 @@
-import { AckPolicy } from '@nats-io/jetstream';
 import { connectNats, type NatsHandle } from '../nats';
 import { JetStreamEventStore } from './jetstreamEventStore';
 import { isAppError } from '../errors';
@@ -47,24 +46,5 @@ describe('JetStream event store - outages', () => {
     const after = await store.append('OUTAGE.instance', [ev], { expectedVersion: before.version, commandId: 'outage-3' });
     expect(after.version).toBeGreaterThan(before.version);
     expect(await store.readStream('OUTAGE.instance')).toHaveLength(2);
-  });
-});
-
-describe('JetStream event store - retired durables', () => {
-  it('deletes a durable no release reads any more (sessions-dispatch) when it opens, and keeps the others', async () => {
-    const nats = await startTestNats();
-    const handle = await connectNats({ url: nats.url, name: 'retired', logger: testLogger() });
-    try {
-      await JetStreamEventStore.open(handle);
-      await handle.jsm.consumers.add('EVENTS', { durable_name: 'sessions-dispatch', ack_policy: AckPolicy.Explicit, filter_subject: 'events.*.message.*' });
-      await handle.jsm.consumers.add('EVENTS', { durable_name: 'webhooks-router', ack_policy: AckPolicy.Explicit });
-      await JetStreamEventStore.open(handle);
-      const names: string[] = [];
-      for await (const info of handle.jsm.consumers.list('EVENTS')) names.push(info.name);
-      expect(names).toEqual(['webhooks-router']);
-    } finally {
-      await handle.close();
-      await nats.dispose();
-    }
   });
 });

@@ -17,7 +17,7 @@ import { nanos } from '@nats-io/transport-node';
 import { batchedWrites } from '../concurrency/turnBatcher';
 import { isAppError, unavailable } from '../errors';
 import type { Logger } from '../log';
-import { ensureStream, RETIRED_DURABLES, STREAMS, type NatsHandle } from '../nats';
+import { ensureStream, STREAMS, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
 import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
@@ -84,16 +84,7 @@ export class JetStreamEventStore implements EventStore {
   static async open(nats: NatsHandle, options: JetStreamEventStoreOptions = {}): Promise<JetStreamEventStore> {
     const store = new JetStreamEventStore(nats, options);
     await store.ensureStream(options.duplicateWindowMs ?? 10 * 60_000);
-    await store.retireDurables();
     return store;
-  }
-
-  /** Deletes the durables of this stream that nothing reads any more (`RETIRED_DURABLES`), where they still exist. */
-  private async retireDurables(): Promise<void> {
-    for (const name of RETIRED_DURABLES[this.streamName] ?? []) {
-      const deleted = await this.nats.jsm.consumers.delete(this.streamName, name).catch(() => false);
-      if (deleted) this.logger?.info({ stream: this.streamName, durable: name }, 'deleted a retired durable consumer');
-    }
   }
 
   /**

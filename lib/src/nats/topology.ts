@@ -56,13 +56,6 @@ export const DURABLES = {
   webhooksReplayer: 'webhooks-replayer',
 } as const;
 
-/**
- * Durable consumers no release reads any more, deleted at start-up so they do not linger on the stream:
- * `sessions-dispatch` (sessions sent what it handed out; they send from the send ledger now). A replica of an older
- * release still running makes it again, and the next start deletes it again.
- */
-export const RETIRED_DURABLES: Readonly<Record<string, readonly string[]>> = { [STREAMS.events.name]: ['sessions-dispatch'] };
-
 /** Core NATS subjects (request/reply and announcements between replicas; nothing stored). */
 export const SUBJECTS = {
   /** A sessions replica's operations for the instances it holds (owner routing). */

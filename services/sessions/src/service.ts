@@ -11,6 +11,7 @@ import {
   CheckpointStore,
   DEFAULT_CHECKPOINT_EVERY_MS,
   startServiceBase,
+  STREAMS,
   type RunningService,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
@@ -35,6 +36,9 @@ export interface RunningSessionsService extends RunningService {
   /** The simulated platform when the connector is `sandbox` (for tests and the sandbox routes), else null. */
   sandbox: SandboxPlatform | null;
 }
+
+/** The durable consumer sessions sent from before the send ledger did (deleted at start-up). */
+export const RETIRED_DISPATCH_DURABLE = 'sessions-dispatch';
 
 /** Starts the sessions service: connector, sessions, dispatcher, gRPC and ops endpoints. */
 export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
@@ -75,6 +79,9 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       restrictedPauseMs: config.restrictedPauseMs,
     });
     const media = createMediaFetcher({ maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks });
+    // Older releases sent from this durable; this one sends from the send ledger and reads it no more. A replica of an
+    // older release still running makes it again, and the next start deletes it again.
+    await nats.jsm.consumers.delete(STREAMS.events.name, RETIRED_DISPATCH_DURABLE).catch(() => false);
     // Before the dispatcher: it reads the queued sends from the ledger.
     const ledger = new SendLedger();
     const ledgerFeed = new CheckpointedProjection(events, ledger, logger);
