@@ -12,6 +12,8 @@ export interface InstanceChange {
   before: InstanceState;
   after: ExistingInstance;
   sequence: number;
+  /** When the commit's last event happened. */
+  at: string;
 }
 
 /** One instance in the model: its state, and where in the log its last reset was (sends accepted before it are void). */
@@ -130,6 +132,7 @@ export class InstanceStates implements FoldedModel {
     if (!after.exists) return;
     const reset = before.exists && after.resets !== before.resets;
     this.entries.set(instanceId, { state: after, resetSequence: reset ? commit.sequence : (entry?.resetSequence ?? 0) });
-    for (const listener of this.listeners) listener({ instanceId, before, after, sequence: commit.sequence });
+    for (const listener of this.listeners)
+      listener({ instanceId, before, after, sequence: commit.sequence, at: commit.events[commit.events.length - 1]!.occurredAt });
   }
 }

@@ -54,15 +54,21 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     }
     const registry = new InstanceRegistry(events, logger);
     const refs = await InboundRefStore.open(nats);
-    const forgetRefs = (instanceId: string): void =>
-      void refs.forgetInstance(instanceId).catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the refs of received messages'));
+    // Stored times (NATS's) and event times (the appending service's) come from two clocks: a margin keeps a ref stored
+    // a moment before an erasure from escaping it, at the price of the odd ref received just after.
+    const CLOCK_MARGIN_MS = 5_000;
+    const forgetRefs = (instanceId: string, at: number): void =>
+      void refs
+        .forgetInstance(instanceId, at + CLOCK_MARGIN_MS)
+        .catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the refs of received messages'));
     // Erasure reaches what is kept outside the log (Baileys' sent messages for re-sends, the refs that fetch received
-    // media); every replica does it (idempotent), so it happens even while no replica holds the instance.
-    registry.onErased((instanceId) => {
+    // media); every replica does it (idempotent), so it happens even while no replica holds the instance, and an
+    // erasure replayed at start-up (made while no replica ran) happens too: each reaches only what was stored before it.
+    registry.onErased((instanceId, at) => {
       void connector
-        .forgetContent(instanceId)
+        .forgetContent(instanceId, at + CLOCK_MARGIN_MS)
         .catch((error: unknown) => logger.warn({ err: error, instanceId }, 'could not drop the sent content of an erased instance'));
-      forgetRefs(instanceId);
+      forgetRefs(instanceId, at);
     });
     registry.onReset(forgetRefs);
     const checkpoints = await CheckpointStore.open(nats);

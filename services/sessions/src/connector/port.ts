@@ -151,6 +151,9 @@ export interface Connector {
   downloadMedia(ref: string, maxBytes: number): Promise<MediaDownload>;
   /** Wipes what is stored for the instance (credentials, keys): its next connection starts unlinked, with a QR code. */
   purge(instanceId: string): Promise<void>;
-  /** Erasure: drops the content of the instance's sent messages that the adapter keeps (the link and the ids stay). */
-  forgetContent(instanceId: string): Promise<void>;
+  /**
+   * Erasure: drops the content of the instance's sent messages that the adapter keeps (the link and the ids stay), of
+   * the sends stored before `before` (ms since the epoch; an erasure replayed later must not reach newer sends).
+   */
+  forgetContent(instanceId: string, before: number): Promise<void>;
 }

@@ -21,11 +21,12 @@ export class InboundRefStore {
   }
 
   /**
-   * Drops every ref of the instance: after an erasure its received media must not be fetchable any more, and after a
-   * reset its old link's messages are not its own. Idempotent; every replica may do it.
+   * Drops the instance's refs stored before `before` (ms since the epoch): after an erasure its received media must
+   * not be fetchable any more, and after a reset its old link's messages are not its own. Refs of messages received
+   * since stay: an erasure or reset replayed at a later start-up must not take them. Idempotent; every replica may do it.
    */
-  async forgetInstance(instanceId: string): Promise<void> {
-    for (const key of await this.bucket.keysUnder(token(instanceId, 'instance id'))) await this.bucket.delete(key);
+  async forgetInstance(instanceId: string, before: number): Promise<void> {
+    for (const key of await this.bucket.keysUnder(token(instanceId, 'instance id'), before)) await this.bucket.delete(key);
   }
 
   /** The ref, or null for a message this instance did not receive (or received too long ago). */

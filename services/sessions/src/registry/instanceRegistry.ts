@@ -13,15 +13,15 @@ export interface InstanceFacts {
 
 /** Every instance's link facts, as the instance aggregate's state has them. */
 export class InstanceRegistry extends InstanceStates {
-  private readonly resetListeners = new Set<(instanceId: string) => void>();
-  private readonly erasureListeners = new Set<(instanceId: string) => void>();
+  private readonly resetListeners = new Set<(instanceId: string, at: number) => void>();
+  private readonly erasureListeners = new Set<(instanceId: string, at: number) => void>();
 
   constructor(store: EventStore, logger: Logger) {
     super(store, logger);
-    this.onChange(({ instanceId, before, after }) => {
-      if (before.exists && after.resets !== before.resets) for (const listener of this.resetListeners) listener(instanceId);
-      if (after.exists && after.dataErasedAt !== (before.exists ? before.dataErasedAt : null))
-        for (const listener of this.erasureListeners) listener(instanceId);
+    this.onChange(({ instanceId, before, after, at }) => {
+      if (before.exists && after.resets !== before.resets) for (const listener of this.resetListeners) listener(instanceId, Date.parse(at));
+      if (after.exists && after.dataErasedAt && after.dataErasedAt !== (before.exists ? before.dataErasedAt : null))
+        for (const listener of this.erasureListeners) listener(instanceId, Date.parse(after.dataErasedAt));
     });
   }
 
@@ -48,13 +48,16 @@ export class InstanceRegistry extends InstanceStates {
     return Boolean(state?.linkedNumber && !isInstanceBlocked(state));
   }
 
-  /** Called for every erasure applied after the listener was added (the connector drops the content it keeps). */
-  onErased(listener: (instanceId: string) => void): void {
+  /**
+   * Called for every erasure applied after the listener was added, with its time (the connector drops the content it
+   * kept from before it). Erasures replayed at start-up are called too: one made while no replica ran still happens.
+   */
+  onErased(listener: (instanceId: string, at: number) => void): void {
     this.erasureListeners.add(listener);
   }
 
-  /** Called for every reset applied after start-up catch-up (the session logs the device out). */
-  onReset(listener: (instanceId: string) => void): void {
+  /** Called for every reset applied after the listener was added, with its time (start-up replays included). */
+  onReset(listener: (instanceId: string, at: number) => void): void {
     this.resetListeners.add(listener);
   }
 }

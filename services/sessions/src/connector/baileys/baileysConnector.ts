@@ -116,8 +116,8 @@ export class BaileysConnector implements Connector {
   }
 
   /** Erasure: the sent messages kept for re-sends lose their content (the bucket keeps one revision: it is gone). */
-  async forgetContent(instanceId: string): Promise<void> {
-    await this.parts.sent.forgetContent(instanceId);
+  async forgetContent(instanceId: string, before: number): Promise<void> {
+    await this.parts.sent.forgetContent(instanceId, before);
   }
 
   private async wipe(instanceId: string): Promise<void> {

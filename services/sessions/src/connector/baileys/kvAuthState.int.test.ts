@@ -123,6 +123,17 @@ describe('Baileys auth state and sent messages in NATS KV', () => {
       expect((await (await nats.kvm.open(BUCKETS.waSent)).status()).ttl).toBe(SENT_TTL_MS);
     });
 
+    it("erases the content of the sends stored before the erasure's time (NATS's write times), not of later ones", async () => {
+      await sent.put('SENTE', 'BEFORE', { messageId: 'b', message: proto.Message.fromObject({ conversation: 'before' }) });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const erasedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sent.put('SENTE', 'AFTER', { messageId: 'a', message: proto.Message.fromObject({ conversation: 'after' }) });
+      await sent.forgetContent('SENTE', erasedAt);
+      expect(await sent.get('SENTE', 'BEFORE')).toEqual({ messageId: 'b', message: null });
+      expect((await sent.get('SENTE', 'AFTER'))?.message?.conversation).toBe('after');
+    });
+
     it('purges one instance only', async () => {
       await sent.put('SENTA', 'id/with+odd=chars', { messageId: 'a', message: null });
       await sent.put('SENTB', 'id/with+odd=chars', { messageId: 'b', message: null });

@@ -55,9 +55,12 @@ export class SentMessageStore {
     return text === null ? null : parse(text);
   }
 
-  /** Erasure: keeps each record's message id (receipts still map) and drops its content (no re-send of it either). */
-  async forgetContent(instanceId: string): Promise<void> {
-    const keys = await this.bucket.keysUnder(token(instanceId, 'instance id'));
+  /**
+   * Erasure: keeps each record's message id (receipts still map) and drops its content (no re-send of it either), for
+   * the records written before `before` (ms since the epoch): the sends since are not erased.
+   */
+  async forgetContent(instanceId: string, before: number): Promise<void> {
+    const keys = await this.bucket.keysUnder(token(instanceId, 'instance id'), before);
     await Promise.all(
       keys.map(async (key) => {
         const text = await this.bucket.get(key);

@@ -10,8 +10,8 @@ export interface TextBucket {
   get(key: string): Promise<string | null>;
   put(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Every live key starting with `<prefix>.`. */
-  keysUnder(prefix: string): Promise<string[]>;
+  /** Every live key starting with `<prefix>.`; with `writtenBefore` (ms since the epoch), only those written before it. */
+  keysUnder(prefix: string, writtenBefore?: number): Promise<string[]>;
 }
 
 /** A NATS KV bucket; every operation fails fast (`unavailable`) while NATS is unreachable. */
@@ -39,11 +39,13 @@ export class NatsTextBucket implements TextBucket {
     await withNats(this.nats, () => this.kv.delete(key));
   }
 
-  async keysUnder(prefix: string): Promise<string[]> {
+  async keysUnder(prefix: string, writtenBefore?: number): Promise<string[]> {
     return withNats(this.nats, async () => {
       const keys: string[] = [];
       for await (const key of await this.kv.keys(`${prefix}.>`)) keys.push(key);
-      return keys;
+      if (writtenBefore === undefined) return keys;
+      const written = await Promise.all(keys.map(async (key) => (await this.kv.get(key))?.created.getTime() ?? Infinity));
+      return keys.filter((_, i) => written[i]! < writtenBefore);
     });
   }
 }
@@ -51,6 +53,7 @@ export class NatsTextBucket implements TextBucket {
 /** A bucket in memory (one process, no expiry). */
 export class MemoryTextBucket implements TextBucket {
   readonly entries = new Map<string, string>();
+  private readonly written = new Map<string, number>();
 
   async get(key: string): Promise<string | null> {
     return this.entries.get(key) ?? null;
@@ -58,14 +61,18 @@ export class MemoryTextBucket implements TextBucket {
 
   async put(key: string, value: string): Promise<void> {
     this.entries.set(key, value);
+    this.written.set(key, Date.now());
   }
 
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
+    this.written.delete(key);
   }
 
-  async keysUnder(prefix: string): Promise<string[]> {
-    return [...this.entries.keys()].filter((key) => key.startsWith(`${prefix}.`));
+  async keysUnder(prefix: string, writtenBefore?: number): Promise<string[]> {
+    return [...this.entries.keys()].filter(
+      (key) => key.startsWith(`${prefix}.`) && (writtenBefore === undefined || (this.written.get(key) ?? Infinity) < writtenBefore),
+    );
   }
 }
 
