@@ -69,6 +69,7 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   typing: { msPerChar: 0, minMs: 0, maxMs: 0 },
   numberChecks: { burst: 50, perMinute: 30 },
   sendTtlMs: 24 * 3_600_000,
+  sendRetryForMs: 60_000,
   sendQuotas: { queueMax: 1_000, dailyCap: 0 },
   mediaMaxBytes: 1024 * 1024,
   mediaTimeoutMs: 1_000,

@@ -19,6 +19,8 @@ export interface SessionsConfig extends NatsSettings {
   /** "typing…" before a text: `TYPING_MS_PER_CHAR` (0 = off), bounded by `TYPING_MIN_MS` and `TYPING_MAX_MS`. */
   typing: TypingOptions;
   sendTtlMs: number;
+  /** How long a send the platform keeps refusing is retried before it fails as `send_failed`. */
+  sendRetryForMs: number;
   /** Send quotas per instance: sends waiting to go out (`SEND_QUEUE_MAX`), sends accepted per UTC day (`SEND_DAILY_CAP`); 0 = none. */
   sendQuotas: SendQuotas;
   mediaMaxBytes: number;
@@ -69,6 +71,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     typing: { msPerChar: envInt(env, 'TYPING_MS_PER_CHAR', 40), minMs: envInt(env, 'TYPING_MIN_MS', 500), maxMs: envInt(env, 'TYPING_MAX_MS', 4_000) },
     numberChecks: { burst: envInt(env, 'NUMBER_CHECKS_BURST', 50), perMinute: envInt(env, 'NUMBER_CHECKS_PER_MINUTE', 30) },
     sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),
+    sendRetryForMs: envInt(env, 'SEND_RETRY_FOR_MS', 60_000),
     sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),

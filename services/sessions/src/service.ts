@@ -97,6 +97,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       pacingMs: config.pacingMs,
       typing: config.typing,
       ttlMs: config.sendTtlMs,
+      retryForMs: config.sendRetryForMs,
       retryMs: 1_000,
     });
     const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, sandbox, new NumberCheckThrottle(config.numberChecks), refs, logger), logger);

@@ -60,6 +60,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       pacingMs: PACING_MS,
       ttlMs: 60_000,
       retryMs: 50,
+      retryForMs: 500,
     });
     open.clear();
     paused.clear();
@@ -212,6 +213,31 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     expect(platform.sent(id)).toEqual([]);
   });
 
+  it('fails a send the platform keeps refusing as send_failed after retryForMs, and the sends behind it go on', async () => {
+    await givenLinked();
+    await goOnline();
+    // The platform refuses this one text every time, with an error other than "not on the platform".
+    const connection = open.get(id)!;
+    const refusing: Connection = Object.assign(Object.create(connection) as Connection, {
+      send: (message: Parameters<Connection['send']>[0]) =>
+        message.text === 'refused every time' ? Promise.reject(new Error('platform error')) : connection.send(message),
+    });
+    open.set(id, refusing);
+    await accept('m1', 'refused every time');
+    await accept('m2', 'behind it');
+    const started = Date.now();
+    dispatcher.start();
+    expect(await failureOf('m1')).toEqual(['send_failed']);
+    // Tried for retryForMs (500 ms), one try per sweep, not given up on the first error.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (list) => list.length === 1,
+      5_000,
+    );
+    expect(sent.map((m) => m.text)).toEqual(['behind it']);
+  });
+
   it('shows typing before each text for a time that grows with it, inside the pacing gap', async () => {
     const typing = { msPerChar: 10, minMs: 100, maxMs: 400 };
     await dispatcher.stop();
@@ -219,6 +245,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       pacingMs: PACING_MS,
       ttlMs: 60_000,
       retryMs: 50,
+      retryForMs: 500,
       typing,
     });
     await givenLinked();

@@ -29,6 +29,11 @@ type DispatchOutcome = 'done' | 'waiting' | 'retry';
 export interface DispatchOptions {
   /** Least time between two sends of one instance (0 = no pacing). */
   pacingMs: number;
+  /**
+   * A send the platform keeps refusing (an error every try, while connected) fails as `send_failed` once its tries
+   * span this long: the sends behind it wait for it, in order, so it must not hold them until the TTL.
+   */
+  retryForMs: number;
   /** A send that could not go out for this long fails as expired. */
   ttlMs: number;
   /** How often queued sends are swept (and a send that failed transiently is handed out again). */
@@ -52,6 +57,8 @@ export class Dispatcher {
   private readonly lanes = new Lanes(256);
   private readonly lastSend = new Map<string, number>();
   private readonly local = new LocalSends();
+  /** Sends whose latest tries all failed (`retry`), by stream: since when. */
+  private readonly failingSince = new Map<string, number>();
   private readonly sweeper: QueueSweeper;
 
   constructor(
@@ -95,20 +102,30 @@ export class Dispatcher {
   }
 
   /**
-   * Puts a send in the instance's lane. A send already in this replica's lane, or sent from here, is not taken twice
-   * (`waiting`: whoever holds it settles it). Once one went out, the next queued ones are read into the lane.
+   * Puts a send in the instance's lane; it settles itself there. A send already in this replica's lane, or sent from
+   * here, is not taken twice. Once one went out, the next queued ones are read into the lane.
    */
-  private enqueue(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+  private enqueue(instanceId: string, accepted: MessageAccepted, sequence: number): void {
     const stream = messageStream(instanceId, accepted.data.message_id);
-    if (!this.local.take(stream)) return Promise.resolve('waiting');
-    return new Promise((resolve) => {
-      this.lanes.push(instanceId, async () => {
-        const outcome = await this.dispatch(instanceId, accepted, sequence);
-        this.local.release(stream, outcome === 'done');
-        if (outcome === 'done') this.sweeper.refill(instanceId);
-        resolve(outcome);
-      });
+    if (!this.local.take(stream)) return;
+    this.lanes.push(instanceId, async () => {
+      let outcome = await this.dispatch(instanceId, accepted, sequence);
+      if (outcome === 'retry') outcome = await this.retryOrGiveUp(instanceId, accepted, stream);
+      else this.failingSince.delete(stream);
+      this.local.release(stream, outcome === 'done');
+      if (outcome === 'done') this.sweeper.refill(instanceId);
     });
+  }
+
+  /** A try failed: the next sweep tries again, unless the tries have failed for `retryForMs` (then `send_failed`). */
+  private async retryOrGiveUp(instanceId: string, accepted: MessageAccepted, stream: string): Promise<DispatchOutcome> {
+    const since = this.failingSince.get(stream) ?? Date.now();
+    if (Date.now() - since < this.options.retryForMs) {
+      this.failingSince.set(stream, since);
+      return 'retry';
+    }
+    this.failingSince.delete(stream);
+    return this.fail(instanceId, accepted, 'send_failed').catch(() => 'retry' as const);
   }
 
   private failureOf(instanceId: string, accepted: MessageAccepted, sequence: number): string | null {

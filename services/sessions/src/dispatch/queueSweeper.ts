@@ -11,8 +11,8 @@ export interface SweeperParts {
   local: LocalSends;
   /** The instance's connection is here, connected, and its sends do not wait (a restricted account's do). */
   sendsHere: (instanceId: string) => boolean;
-  /** Hands a send to this replica's lane of the instance, in queue order; resolves once it went out or stopped. */
-  send: (instanceId: string, accepted: MessageAccepted, sequence: number) => Promise<unknown>;
+  /** Hands a send to this replica's lane of the instance, in queue order (it settles itself there). */
+  send: (instanceId: string, accepted: MessageAccepted, sequence: number) => void;
   /** Sends of the instance in this replica's lane now (waiting or going out). */
   inLane: (instanceId: string) => number;
   /** Records that a send failed, with the reason. */
@@ -114,8 +114,8 @@ export class QueueSweeper {
           read.add(queued.stream);
           reads += 1;
           const accepted = await this.acceptedOf(queued.stream);
-          // Not awaited: the lane sends them one by one, paced; each settles itself.
-          if (accepted) void this.parts.send(instanceId, accepted, queued.sequence);
+          // The lane sends them one by one, paced; each settles itself.
+          if (accepted) this.parts.send(instanceId, accepted, queued.sequence);
         }
       }
     } finally {
