@@ -74,3 +74,7 @@ export const assertInboundMessageId = (messageId: string): void => {
 
 /** The largest media answer (GetMedia) a gateway takes from the sessions service: WhatsApp's largest file, 100 MB. */
 export const MEDIA_RESPONSE_MAX_BYTES = 100 * 1024 * 1024;
+
+/** The kinds of file a simulated contact sends in the sandbox (`/v1/sandbox/inbound`); the sessions service's sandbox makes them. */
+export const SANDBOX_MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+export type SandboxMediaKind = (typeof SANDBOX_MEDIA_KINDS)[number];

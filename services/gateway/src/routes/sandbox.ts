@@ -1,8 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidArgument, LIMITS, MEDIA_RESPONSE_MAX_BYTES, PHONE_NUMBER_PATTERN } from '@wagw/lib';
-
-/** The kinds of file a simulated contact sends (the sessions service's sandbox makes them). */
-const SANDBOX_MEDIA_KIND_NAMES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+import { invalidArgument, LIMITS, MEDIA_RESPONSE_MAX_BYTES, PHONE_NUMBER_PATTERN, SANDBOX_MEDIA_KINDS } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -46,7 +43,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           instance_id: InstanceId,
           from: Type.String({ pattern: PHONE_NUMBER_PATTERN }),
           text: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.text })),
-          media: Type.Optional(Type.Union(SANDBOX_MEDIA_KIND_NAMES.map((kind) => Type.Literal(kind)))),
+          media: Type.Optional(Type.Union(SANDBOX_MEDIA_KINDS.map((kind) => Type.Literal(kind)))),
           media_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MEDIA_RESPONSE_MAX_BYTES, description: 'Bytes of the sample file' })),
           push_name: Type.Optional(Type.String({ maxLength: 128 })),
           group_id: Type.Optional(Type.String({ maxLength: 64, description: 'A message in this group (one list_groups answers) from `from`' })),
@@ -57,7 +54,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     },
     async (request) => {
       const { text, media, media_size: mediaSize } = request.query;
-      if (text === undefined && media === undefined) throw invalidArgument('invalid_inbound', 'Give text, media, or both');
       const instance = await instances.get(request.account, request.query.instance_id);
       await sessions.sandboxInbound({
         instanceId: instance.instanceId,

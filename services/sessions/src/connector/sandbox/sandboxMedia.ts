@@ -1,9 +1,7 @@
-import { MEDIA_RESPONSE_MAX_BYTES } from '@wagw/lib';
+import { MEDIA_RESPONSE_MAX_BYTES, SANDBOX_MEDIA_KINDS, type SandboxMediaKind } from '@wagw/lib';
 import { MediaUnavailable, type MediaDownload } from '../port';
 
-export type SandboxMediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
-
-export const SANDBOX_MEDIA_KINDS: readonly SandboxMediaKind[] = ['image', 'video', 'audio', 'document', 'sticker'];
+export { SANDBOX_MEDIA_KINDS, type SandboxMediaKind };
 
 /** The largest file a simulated contact sends (a document the size WhatsApp allows, 100 MB). */
 export const SANDBOX_MEDIA_MAX_BYTES = MEDIA_RESPONSE_MAX_BYTES;
