@@ -27,7 +27,7 @@ export class DeliveriesService {
     const before = cursor ? ((await this.find(instanceId, cursor))?.createdAt ?? null) : Number.POSITIVE_INFINITY;
     if (before === null) throw invalidArgument('invalid_cursor', 'cursor does not name a delivery of this instance: pass a next_cursor of an earlier page');
     const size = pageSize(limit);
-    const { items } = await scanNewestDeliveries(this.deliveries, instanceId, {
+    const items = await scanNewestDeliveries(this.deliveries, instanceId, {
       before,
       count: size + 1,
       want: (d) => !status || d.status === (status as DeliveryStatus),
@@ -50,7 +50,7 @@ export class DeliveriesService {
             count: MAX_REDELIVERED,
             want: (d) => d.status === 'dead',
           })
-        ).items.reverse();
+        ).reverse();
     const redelivered: string[] = [];
     for (const { delivery, version } of targets) {
       const stream = deliveryStream(instanceId, delivery.deliveryId);
@@ -88,8 +88,9 @@ export class DeliveriesService {
   /** One delivery of the instance by id (on either kind of stream), or null. */
   private async find(instanceId: string, deliveryId: string): Promise<ScannedDelivery | null> {
     if (!DELIVERY_ID.test(deliveryId)) return null;
-    for (const stream of [deliveryStream(instanceId, deliveryId), deliveredStream(instanceId, deliveryId)]) {
-      const commits = await this.deliveries.readStream(stream);
+    // Both at once: most deliveries succeed at their first attempt and live on the delivered stream.
+    const streams = [deliveryStream(instanceId, deliveryId), deliveredStream(instanceId, deliveryId)];
+    for (const commits of await Promise.all(streams.map((stream) => this.deliveries.readStream(stream)))) {
       if (commits.length === 0) continue;
       const delivery = foldDelivery(commits.flatMap((c) => c.events.map(upcastDelivery)));
       if (delivery.exists) return { delivery, version: commits[commits.length - 1]!.sequence, createdAt: commits[0]!.sequence };

@@ -19,12 +19,6 @@ export interface ScanRequest {
   want: (delivery: Delivery) => boolean;
 }
 
-export interface ScanResult {
-  items: ScannedDelivery[];
-  /** Whether older deliveries than the last item may remain. */
-  more: boolean;
-}
-
 /** Sequences the first window goes back; each next one goes back twice as far (up to MAX_WINDOW). */
 const FIRST_WINDOW = 4_096;
 const MAX_WINDOW = 1 << 20;
@@ -37,7 +31,7 @@ const MAX_WINDOW = 1 << 20;
  * store's size (the listing used to read only the oldest 20,000 records, so a busy instance never showed its newest
  * deliveries).
  */
-export const scanNewestDeliveries = async (store: EventStore, instanceId: string, request: ScanRequest): Promise<ScanResult> => {
+export const scanNewestDeliveries = async (store: EventStore, instanceId: string, request: ScanRequest): Promise<ScannedDelivery[]> => {
   const pattern = instanceDeliveriesPattern(instanceId);
   const end = await store.version(pattern);
   /** Records read, by stream, of deliveries whose first record is not read yet. */
@@ -70,5 +64,5 @@ export const scanNewestDeliveries = async (store: EventStore, instanceId: string
     to = from;
     window = Math.min(window * 2, MAX_WINDOW);
   }
-  return { items, more: to > 1 };
+  return items;
 };
