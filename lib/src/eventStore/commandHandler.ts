@@ -44,6 +44,11 @@ export class AggregateCache<State> {
     this.entries.delete(stream);
   }
 
+  /** Forgets every stream of the aggregate streams under `prefix` (`<prefix>.…`). */
+  deleteUnder(prefix: string): void {
+    for (const stream of this.entries.keys()) if (stream.startsWith(`${prefix}.`)) this.entries.delete(stream);
+  }
+
   set(stream: string, entry: Loaded<State>): void {
     this.entries.delete(stream);
     this.entries.set(stream, entry);

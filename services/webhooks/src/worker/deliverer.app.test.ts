@@ -179,4 +179,29 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     );
     expect(got.map((r) => r.id)).toEqual(['evt_6_0']);
   });
+
+  it('drops a retry with content as content_erased when the erasure comes while the retry waits (its state was read before)', async () => {
+    await givenInstance();
+    // The second attempt fails too, and asks for a second's wait: the deliverer keeps the delivery's state meanwhile.
+    receiver.script(path, { status: 503, headers: { 'retry-after': '1' } });
+    await failedFirstAttempt('evt_7_0', 0, 'message.received');
+    await deliverer.start();
+    await eventually(
+      () => attemptsOf('evt_7_0'),
+      (a) => a.length === 2,
+      5_000,
+    );
+    await keys.destroy(ID);
+    await append(instanceStream(ID), instanceEvent('InstanceDataErased', new Date().toISOString(), {}));
+    await endpoints.reach(ID, 2_000);
+    const dropped = await eventually(
+      async () =>
+        (await store.readStream(deliveryStream(ID, 'evt_7_0'))).flatMap((c) => c.events.filter((e) => e.type === 'DeliveryDropped').map((e) => e.data)),
+      (d) => d.length === 1,
+      5_000,
+    );
+    expect(dropped).toEqual([{ reason: 'content_erased' }]);
+    // Only the attempt before the erasure reached the receiver.
+    expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
+  });
 });

@@ -65,6 +65,10 @@ export class Deliverer {
     private readonly options: DelivererOptions,
   ) {
     this.lanes = new Lanes(options.concurrency);
+    // An erasure: the instance's deliveries are read again, their payloads as the store has them now (erased).
+    endpoints.onChange(({ instanceId, before, after }) => {
+      if (after.dataErasedAt !== (before.exists ? before.dataErasedAt : null)) this.cache.deleteUnder(instanceId);
+    });
   }
 
   async start(): Promise<void> {
@@ -103,11 +107,8 @@ export class Deliverer {
     }
   }
 
-  private async load(job: StoreDelivery, erasedAt: string | null): Promise<{ state: DeliveryState; version: number }> {
+  private async load(job: StoreDelivery): Promise<{ state: DeliveryState; version: number }> {
     const stream = job.commit.stream;
-    // An erasure since the state was cached: read the delivery again, its payload as the store has it now (erased).
-    const cached = this.cache.get(stream)?.state;
-    if (erasedAt && cached?.exists && cached.createdAt <= erasedAt) this.cache.delete(stream);
     if (job.deliveryCount === 1 && job.commit.events[0]?.type === 'DeliveryScheduled' && !this.cache.get(stream)) {
       // A fresh job needs no read: its commit is the whole stream so far.
       const state = job.commit.events.map(upcastDelivery).reduce(evolveDelivery, initialDeliveryState());
@@ -118,7 +119,7 @@ export class Deliverer {
 
   private async process(instanceId: string, job: StoreDelivery): Promise<void> {
     try {
-      const { state, version } = await this.load(job, this.endpoints.get(instanceId)?.dataErasedAt ?? null);
+      const { state, version } = await this.load(job);
       const trigger = job.commit.events.find((e) => TRIGGERS.includes(e.type));
       const jobRound = trigger?.type === 'RedeliveryRequested' ? Number(trigger.data.round) : 0;
       // Done already, or superseded by a later redelivery request (that one carries the job now).
