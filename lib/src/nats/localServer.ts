@@ -125,7 +125,7 @@ export const natsServerAvailable = (binary = natsServerBinary()): boolean => nat
 export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<LocalNatsServer> => {
   const host = options.host ?? '127.0.0.1';
   // A server restarted on its port (an outage drill, the quickstart) needs one outside the ephemeral range.
-  const port = options.port || (host === '127.0.0.1' ? await freeFixedPort() : await freePort(host));
+  const port = options.port || (await freeFixedPort(host));
   mkdirSync(options.storeDir, { recursive: true });
   const pidFile = join(options.storeDir, 'nats-server.pid');
   await stopStaleServer(options.storeDir, pidFile);

@@ -10,27 +10,27 @@ const ephemeralLow = (): number => {
   }
 };
 
-const bindable = (port: number): Promise<boolean> =>
+const bindable = (port: number, host: string): Promise<boolean> =>
   new Promise((done) => {
     const server = createServer();
     server.once('error', () => done(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+    server.listen(port, host, () => server.close(() => done(true)));
   });
 
 /** Ports this process handed out already (two picks must not collide before either is bound). */
 const handedOut = new Set<number>();
 
 /**
- * A free loopback port below the OS's ephemeral range, for a process that binds it some seconds later and again
- * after a restart: a port from `freePort()` (port 0) can meanwhile be handed to any other process binding port 0
+ * A free port on `host` (loopback by default) below the OS's ephemeral range, for a process that binds it some
+ * seconds later and again after a restart: a port from `freePort()` (port 0) can meanwhile be handed to any other process binding port 0
  * (another test file running in parallel did: EADDRINUSE), one outside that range only to whoever names it.
  */
-export const freeFixedPort = async (): Promise<number> => {
+export const freeFixedPort = async (host = '127.0.0.1'): Promise<number> => {
   const high = Math.min(ephemeralLow(), 65_536) - 1;
   const low = Math.max(1_024, high - 12_000);
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (handedOut.has(port) || !(await bindable(port))) continue;
+    if (handedOut.has(port) || !(await bindable(port, host))) continue;
     handedOut.add(port);
     return port;
   }
