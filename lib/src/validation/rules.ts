@@ -62,8 +62,12 @@ export const parseIsoTime = (value: string, field: string): Date => {
 };
 
 /** The id of a received message (`in_` and 24 hex digits, derived from the platform's id): mark_read and media take it. */
-export const INBOUND_MESSAGE_ID_PATTERN = '^in_[0-9a-f]{24}$';
+const INBOUND_ID = 'in_[0-9a-f]{24}';
+export const INBOUND_MESSAGE_ID_PATTERN = `^${INBOUND_ID}$`;
 const inboundMessageId = new RegExp(INBOUND_MESSAGE_ID_PATTERN);
+
+/** Any message id of an instance's history: ours (`m_` and 24 or 32 hex digits: idempotency-keyed or random) or a received one. */
+export const MESSAGE_ID = new RegExp(`^(?:m_[0-9a-f]{24,32}|${INBOUND_ID})$`);
 
 /** A 400 unless `messageId` has the form of a received message's id. */
 export const assertInboundMessageId = (messageId: string): void => {

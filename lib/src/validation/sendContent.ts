@@ -1,4 +1,5 @@
 import { invalidArgument } from '../errors';
+import { MESSAGE_ID } from './rules';
 
 /**
  * The rules of the richer send fields (`send` and `send_group`): locations, contact cards, reactions and group
@@ -29,8 +30,7 @@ export const assertGroupId = (value: string): void => {
   if (!isGroupId(value)) throw invalidArgument('invalid_group_id', 'group_id must look like 120363025246125486@g.us or 4915112345678-1600000000@g.us');
 };
 
-/** A message id of this instance's history (ours `m_…`, received `in_…`): also a stream token. */
-const MESSAGE_ID = /^(m|in)_[0-9a-f]{24,32}$/;
+/** A 400 unless `value` has the form of a message id of an instance's history (also a stream token). */
 export const assertMessageId = (value: string, field: string): void => {
   if (!MESSAGE_ID.test(value)) throw invalidArgument('invalid_message_id', `${field} must be a message_id of this instance (m_… or in_…)`);
 };
