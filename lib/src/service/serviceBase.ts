@@ -32,7 +32,8 @@ export interface ServiceBase {
 /**
  * The start every service shares: its default metrics, the ops server first (so `/readyz` says what start-up waits
  * for), NATS, the content keys and the sealed event store; then `build` makes the service's own parts on them. A
- * failed start closes the ops server again.
+ * failed start closes the ops server again. `closeBase` ends what the base opened (the keys' watch, NATS): the last
+ * step of the service's own close.
  */
 export const startServiceBase = async <S>(
   name: string,
@@ -40,13 +41,22 @@ export const startServiceBase = async <S>(
   logger: Logger,
   waitingFor: string,
   build: (base: ServiceBase) => Promise<S>,
-): Promise<{ ops: OpsServer; service: S }> => {
+): Promise<{ ops: OpsServer; service: S; closeBase: () => Promise<void> }> => {
   enableDefaultMetrics(name);
-  return startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
+  let base: ServiceBase | undefined;
+  const started = await startBehindOps({ host: config.opsHost, port: config.opsPort }, async (startup) => {
     const nats = await connectNats({ url: config.natsUrl, name, logger, replicas: config.natsReplicas });
     startup.waitingFor(waitingFor);
     const keys = await openContentKeys(nats);
-    const events = new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys);
-    return build({ startup, nats, keys, events });
+    base = { startup, nats, keys, events: new SealedEventStore(await JetStreamEventStore.open(nats, { logger }), keys) };
+    return build(base);
   });
+  const { nats, keys } = base!;
+  return {
+    ...started,
+    closeBase: async () => {
+      keys.stop();
+      await nats.close();
+    },
+  };
 };

@@ -19,7 +19,7 @@ export type RunningInstancesService = RunningService;
 /** Starts the instances service: NATS, event store, secrets, read model, gRPC server and ops endpoints. */
 export const startInstancesService = async (config: InstancesConfig, logger: Logger = createLogger('instances')): Promise<RunningInstancesService> => {
   const base = 'the event store and the secrets bucket';
-  const { ops, service } = await startServiceBase('instances', config, logger, base, async ({ startup, nats, keys, events: store }) => {
+  const { ops, service, closeBase } = await startServiceBase('instances', config, logger, base, async ({ startup, nats, keys, events: store }) => {
     const secrets = await KvWebhookSecretStore.open(nats);
     const directory = new InstanceDirectory(store, logger);
     await directory.startFromCheckpoint(await CheckpointStore.open(nats), config.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
@@ -37,9 +37,9 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       if (!(await directory.catchUp(1_000))) return { ready: false, reason: 'read model is catching up' };
       return { ready: true };
     });
-    return { nats, directory, grpc, instances, keys };
+    return { directory, grpc, instances };
   });
-  const { nats, directory, grpc, instances, keys } = service;
+  const { directory, grpc, instances } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'instances service started');
   return {
     grpcPort: grpc.port,
@@ -49,8 +49,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       await ops.close();
       instances.close();
       await directory.stop();
-      keys.stop();
-      await nats.close();
+      await closeBase();
     },
   };
 };

@@ -43,7 +43,7 @@ export const RETIRED_DISPATCH_DURABLE = 'sessions-dispatch';
 /** Starts the sessions service: connector, sessions, dispatcher, gRPC and ops endpoints. */
 export const startSessionsService = async (config: SessionsConfig, logger: Logger = createLogger('sessions')): Promise<RunningSessionsService> => {
   const base = 'the event store, buckets and read models';
-  const { ops, service } = await startServiceBase('sessions', config, logger, base, async ({ startup, nats, keys, events }) => {
+  const { ops, service, closeBase } = await startServiceBase('sessions', config, logger, base, async ({ startup, nats, events }) => {
     let sandbox: SandboxPlatform | null = null;
     let connector: Connector;
     if (config.connector === 'sandbox') {
@@ -122,9 +122,9 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
-    return { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media, keys };
+    return { sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
   });
-  const { nats, sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media, keys } = service;
+  const { sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {
@@ -142,8 +142,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await registry.stop();
       await ledgerFeed.stop();
       await media.close();
-      keys.stop();
-      await nats.close();
+      await closeBase();
     },
   };
 };

@@ -44,7 +44,7 @@ export type RunningWebhooksService = RunningService;
 export const startWebhooksService = async (config: WebhooksConfig, logger: Logger = createLogger('webhooks')): Promise<RunningWebhooksService> => {
   const schedule = config.retrySchedule ? parseSchedule(config.retrySchedule) : DEFAULT_RETRY_SCHEDULE;
   const base = 'the event store, buckets and consumers';
-  const { ops, service } = await startServiceBase('webhooks', config, logger, base, async ({ startup, nats, keys, events }) => {
+  const { ops, service, closeBase } = await startServiceBase('webhooks', config, logger, base, async ({ startup, nats, keys, events }) => {
     // Both logs hold content (events; deliveries' payloads): sealed with the instances' data keys.
     const deliveries = new SealedEventStore(
       await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger }),
@@ -111,9 +111,9 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
       return { ready: true };
     });
-    return { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges, keys };
+    return { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges };
   });
-  const { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges, keys } = service;
+  const { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port }, 'webhooks service started');
   let closed = false;
   return {
@@ -141,8 +141,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       await deliverer.stop();
       await endpoints.stop();
       await client.close();
-      keys.stop();
-      await nats.close();
+      await closeBase();
       unregisterGauges.forEach((unregister) => unregister());
     },
   };
