@@ -1,6 +1,5 @@
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
-import { BUCKETS, openKvBucket, withNats, type NatsHandle } from '../nats';
+import { BUCKETS, openKvBucket, unlessOvertaken, withNats, type NatsHandle } from '../nats';
 import { KEY_BYTES, type ContentKey } from './cipher';
 import { ContentKeys, type KeyBucket } from './contentKeys';
 
@@ -39,13 +38,7 @@ export class KvKeyBucket implements KeyBucket {
 
   async create(instanceId: string, key: ContentKey): Promise<boolean> {
     const value = JSON.stringify({ kid: key.kid, key: key.key.toString('base64') } satisfies StoredKey);
-    try {
-      await withNats(this.nats, () => this.kv.create(instanceId, value));
-      return true;
-    } catch (error) {
-      if (isOvertaken(error)) return false;
-      throw error;
-    }
+    return (await withNats(this.nats, () => unlessOvertaken(this.kv.create(instanceId, value)))) !== null;
   }
 
   async destroy(instanceId: string): Promise<string | null> {
@@ -65,15 +58,6 @@ export class KvKeyBucket implements KeyBucket {
     return () => iterator.stop();
   }
 }
-
-/** JetStream's "wrong last sequence": another writer created the key first. withNats wraps it as its cause. */
-const isOvertaken = (error: unknown): boolean => {
-  const cause = error instanceof JetStreamApiError ? error : (error as { cause?: unknown } | null)?.cause;
-  return (
-    cause instanceof JetStreamApiError &&
-    (cause.code === JetStreamApiCodes.StreamWrongLastSequence || cause.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
-};
 
 /** The data keys of a service: the KV bucket, followed for other processes' erasures. */
 export const openContentKeys = async (nats: NatsHandle): Promise<ContentKeys> => {

@@ -2,7 +2,6 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
-  JetStreamApiCodes,
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
@@ -17,7 +16,7 @@ import { nanos } from '@nats-io/transport-node';
 import { batchedWrites } from '../concurrency/turnBatcher';
 import { isAppError, unavailable } from '../errors';
 import type { Logger } from '../log';
-import { ensureStream, STREAMS, type NatsHandle } from '../nats';
+import { ensureStream, isOvertaken, STREAMS, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
 import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
 import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
@@ -50,7 +49,6 @@ export interface JetStreamEventStoreOptions {
   logger?: Logger;
 }
 
-const CONFLICT_CODES = new Set<number>([JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown]);
 /** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
 const NOT_TAKEN_RETRY_MS = 100;
 
@@ -276,7 +274,7 @@ export class JetStreamEventStore implements EventStore {
 
   /** The client's errors as the port's: version conflicts (on an append), unavailable, or a refusal as it is. */
   private translate(error: unknown, stream?: string, append?: AppendOptions): unknown {
-    if (error instanceof JetStreamApiError && CONFLICT_CODES.has(error.code) && stream && append) {
+    if (isOvertaken(error) && stream && append) {
       return new ExpectedVersionConflictError(stream, append.expectedVersion);
     }
     if (isAppError(error)) return error;

@@ -1,6 +1,5 @@
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
-import { openKvBucket, withNats, type NatsHandle } from '../nats';
+import { openKvBucket, unlessOvertaken, withNats, type NatsHandle } from '../nats';
 
 /** Who holds an lease, and until when (the holder's clock, ms since the epoch). */
 export interface LeaseHolder {
@@ -80,13 +79,3 @@ export class LeaseStore {
     return () => iterator.stop();
   }
 }
-
-/** A compare-and-set write, or null when another writer came first (JetStream's "wrong last sequence"). */
-const unlessOvertaken = async <T>(write: Promise<T>): Promise<T | null> => {
-  try {
-    return await write;
-  } catch (error) {
-    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return null;
-    throw error;
-  }
-};
