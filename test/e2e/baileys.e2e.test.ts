@@ -2,18 +2,18 @@ import { createServer, type Server } from 'node:http';
 import { BUCKETS, connectNats, type NatsHandle } from '@wagw/lib';
 
 import { NatsTextBucket } from '../../services/sessions/src/connector/baileys/textBucket';
-import { startWaEmulator } from '../emulator/emulator';
 import type { WaEmulator } from '../emulator/types';
-import { startStack, type TestStack } from '../harness/stack';
+import { linkOverEmulator, startBaileysStack, type BaileysStack } from '../harness/baileysStack';
+import type { TestStack } from '../harness/stack';
 import { testLogger } from '../harness/logger';
 import { eventually, sleep } from '../harness/wait';
 import { decodeQr } from '../harness/qrCode';
 
-/** The text of a get_qrcode answer's PNG. */
 /** The fields of a QR text (after Baileys 7's link prefix): ref, noise key, identity key, adv secret, platform. */
 const qrFields = (text: string): string[] => text.slice(text.indexOf('#') + 1).split(',');
 const qrRef = (text: string): string => qrFields(text)[0] ?? '';
 
+/** The text of a get_qrcode answer's PNG. */
 const qrText = (qrcode: unknown): string => {
   const text = typeof qrcode === 'string' ? decodeQr(qrcode) : null;
   if (!text) throw new Error('the QR code PNG does not decode');
@@ -31,6 +31,7 @@ const PDF = Buffer.from('%PDF-1.4 quarterly numbers\n%%EOF\n');
  * disconnect codes WhatsApp ends connections with.
  */
 describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emulator', () => {
+  let baileys: BaileysStack;
   let emulator: WaEmulator;
   let stack: TestStack;
   let nats: NatsHandle;
@@ -39,7 +40,8 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
 
   beforeAll(async () => {
     // Numbers starting with 000 have no WhatsApp account.
-    emulator = await startWaEmulator({ qrRefCount: 3, registered: (number) => !number.startsWith('000') });
+    baileys = await startBaileysStack({}, { registered: (number) => !number.startsWith('000') });
+    ({ emulator, stack } = baileys);
     media = createServer((req, res) => {
       if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(IMAGE);
       if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(PDF);
@@ -47,21 +49,12 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     });
     await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
     mediaUrl = `http://127.0.0.1:${(media.address() as { port: number }).port}`;
-    stack = await startStack({}, true, {
-      connector: 'baileys',
-      baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 3_000 },
-      // The production TTL: a first login makes Baileys 7 generate and store 812 pre-keys, which holds this process's
-      // event loop (shared by the whole stack here) for one to a few seconds on a busy 2-core machine.
-      leaseTtlMs: 10_000,
-      leaseRenewMs: 2_000,
-    });
     nats = await connectNats({ url: stack.nats.url, name: 'baileys-e2e', logger: testLogger('baileys-e2e') });
   }, 60_000);
 
   afterAll(async () => {
     await nats.close();
-    await stack.close();
-    await emulator.stop();
+    await baileys.close();
     media.closeAllConnections();
     await new Promise((r) => media.close(r));
   });
@@ -78,14 +71,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     );
 
   /** The QR the gateway shows, scanned by the emulated phone of `number`: a connected instance. */
-  const linkedInstance = async (number: string): Promise<string> => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
-    expect(qr.status).toBe(200);
-    await emulator.scan(qrText(qr.body.qrcode), number);
-    expect((await stateIs(id, 'connected')).body.state).toBe('connected');
-    return id;
-  };
+  const linkedInstance = (number: string): Promise<string> => linkOverEmulator(baileys, number);
 
   const logins = (number: string) => emulator.connections().filter((c) => c.number === number && c.stage === 'logged-in');
 

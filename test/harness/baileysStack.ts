@@ -1,6 +1,6 @@
 import type { SessionsConfig } from '../../services/sessions/src/config';
 import { startWaEmulator } from '../emulator/emulator';
-import type { WaEmulator } from '../emulator/types';
+import type { WaEmulator, WaEmulatorOptions } from '../emulator/types';
 import { decodeQr } from './qrCode';
 import { startStack, type TestStack } from './stack';
 import { eventually } from './wait';
@@ -12,11 +12,13 @@ export interface BaileysStack {
   close(): Promise<void>;
 }
 
-export const startBaileysStack = async (sessions: Partial<SessionsConfig> = {}): Promise<BaileysStack> => {
-  const emulator = await startWaEmulator({ qrRefCount: 3 });
+export const startBaileysStack = async (sessions: Partial<SessionsConfig> = {}, emulatorOptions: WaEmulatorOptions = {}): Promise<BaileysStack> => {
+  const emulator = await startWaEmulator({ qrRefCount: 3, ...emulatorOptions });
   const stack = await startStack({}, true, {
     connector: 'baileys',
     baileys: { webSocketUrl: emulator.url, uploadHosts: [emulator.mediaHost], mediaTlsCa: emulator.mediaCaPem, qrTimeoutMs: 3_000 },
+    // The production TTL: a first login makes Baileys 7 generate and store 812 pre-keys, which holds this process's
+    // event loop (shared by the whole stack here) for one to a few seconds on a busy 2-core machine.
     leaseTtlMs: 10_000,
     leaseRenewMs: 2_000,
     ...sessions,
