@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound, unavailable, type Logger } from '@wagw/lib';
+import { AppError, conflict, isAppError, notFound, unavailable, type Logger } from '@wagw/lib';
 import { MediaUnavailable, type Connection, type Connector, type MediaDownload } from '../connector/port';
 import type { InboundRefStore } from './inboundRefs';
 
@@ -11,16 +11,34 @@ const refOf = async (refs: InboundRefStore, instanceId: string, messageId: strin
   return ref;
 };
 
+/**
+ * Runs `call` over the instance's connection on this replica (the lease holder's): 409 `not_connected` without one
+ * (`what` says what needs it), a 503 `failure` when the platform fails the call; our own refusals (AppErrors) pass.
+ */
+export const overConnection = async <T>(
+  connection: Connection | null,
+  what: string,
+  failure: { code: string; message: string },
+  call: (connection: Connection) => Promise<T>,
+): Promise<T> => {
+  if (!connection) throw conflict('not_connected', `The instance is not connected: ${what} over its connection`);
+  try {
+    return await call(connection);
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    throw unavailable(failure.code, `${failure.message}; try again`, error);
+  }
+};
+
 /** mark_read on the replica holding the instance's connection: a read receipt the sender sees (blue ticks). */
 export const markRead = async (refs: InboundRefStore, connection: Connection | null, instanceId: string, messageId: string, logger: Logger): Promise<void> => {
   const ref = await refOf(refs, instanceId, messageId);
-  if (!connection) throw conflict('not_connected', 'The instance is not connected: read receipts go out over its connection');
-  try {
-    await connection.markRead(ref);
-  } catch (error) {
-    logger.warn({ err: error, instanceId, messageId }, 'sending a read receipt failed');
-    throw unavailable('mark_read_failed', 'The read receipt could not be sent; try again', error);
-  }
+  await overConnection(connection, 'read receipts go out', { code: 'mark_read_failed', message: 'The read receipt could not be sent' }, (c) =>
+    c.markRead(ref).catch((error: unknown) => {
+      logger.warn({ err: error, instanceId, messageId }, 'sending a read receipt failed');
+      throw error;
+    }),
+  );
 };
 
 const MEDIA_ERRORS: Record<MediaUnavailable['reason'], (message: string) => AppError> = {

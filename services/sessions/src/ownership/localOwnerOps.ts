@@ -1,6 +1,6 @@
-import { conflict, invalidArgument, unavailable, type Logger } from '@wagw/lib';
+import { conflict, invalidArgument, type Logger } from '@wagw/lib';
 import { SANDBOX_MEDIA_KINDS, type SandboxMediaKind, type SandboxPlatform } from '../connector/sandbox';
-import { markRead } from '../inbound/inboundOps';
+import { markRead, overConnection } from '../inbound/inboundOps';
 import type { InboundRefStore } from '../inbound/inboundRefs';
 import type { NumberCheckThrottle } from '../session/numberCheckThrottle';
 import type { SessionManager } from '../session/sessionManager';
@@ -22,25 +22,24 @@ export const localOwnerOps = (
     getQr: (instanceId, waitMs) => sessions.getQr(instanceId, waitMs),
     getPairingCode: (instanceId, number, waitMs) => sessions.getPairingCode(instanceId, number, waitMs),
     reconnect: (instanceId) => sessions.reconnect(instanceId),
-    checkNumbers: async (instanceId, numbers) => {
-      const connection = sessions.connected(instanceId);
-      if (!connection) throw conflict('not_connected', 'The instance is not connected: numbers are checked over its connection');
-      numberChecks.take(instanceId, numbers.length);
-      try {
-        return await connection.checkNumbers(numbers);
-      } catch (error) {
-        throw unavailable('number_check_failed', 'The platform did not answer the number check; try again', error);
-      }
-    },
-    listGroups: async (instanceId) => {
-      const connection = sessions.connected(instanceId);
-      if (!connection) throw conflict('not_connected', 'The instance is not connected: groups are listed over its connection');
-      try {
-        return await connection.listGroups();
-      } catch (error) {
-        throw unavailable('list_groups_failed', 'The platform did not answer the group list; try again', error);
-      }
-    },
+    checkNumbers: (instanceId, numbers) =>
+      overConnection(
+        sessions.connected(instanceId),
+        'numbers are checked',
+        { code: 'number_check_failed', message: 'The platform did not answer the number check' },
+        (connection) => {
+          // Inside: a 429 of the throttle passes as it is, and only after the instance is known to be connected.
+          numberChecks.take(instanceId, numbers.length);
+          return connection.checkNumbers(numbers);
+        },
+      ),
+    listGroups: (instanceId) =>
+      overConnection(
+        sessions.connected(instanceId),
+        'groups are listed',
+        { code: 'list_groups_failed', message: 'The platform did not answer the group list' },
+        (connection) => connection.listGroups(),
+      ),
     sandboxScan: async (instanceId, number) => {
       const platform = sandboxOnly();
       try {
