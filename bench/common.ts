@@ -207,12 +207,32 @@ export const childrenOf = (ppid: number): ProcessInfo[] =>
     .map((entry) => processInfo(Number(entry)))
     .filter((p): p is ProcessInfo => p?.ppid === ppid);
 
+/** The service a launched process runs (`services/<name>/dist/main.js`), or undefined. */
+const serviceNameOf = (p: ProcessInfo): string | undefined =>
+  /services\/([^/]+)\/dist\/main\.js$/.exec(p.argv.find((arg) => arg.endsWith('main.js')) ?? '')?.[1];
+
+/** The pid of the service `name` the launcher `launcherPid` runs. */
+export const servicePid = (launcherPid: number, name: string): number => {
+  const found = childrenOf(launcherPid).find((p) => serviceNameOf(p) === name);
+  if (!found) throw new Error(`no ${name} service process under launcher ${launcherPid}`);
+  return found.pid;
+};
+
+/** CPU seconds so far of each service the launcher `launcherPid` runs, by name. */
+export const servicesCpuSeconds = (launcherPid: number): Record<string, number> => {
+  const cpu: Record<string, number> = {};
+  for (const p of childrenOf(launcherPid)) {
+    const name = serviceNameOf(p);
+    if (name) cpu[name] = p.cpuSeconds;
+  }
+  return cpu;
+};
+
 /** The gateway process a launcher started by this process (`withGateway`) runs, by /proc. */
 export const launchedGatewayPid = (): number => {
   const launcher = childrenOf(process.pid).find((p) => p.argv.some((a) => a.endsWith('launcher/main.js')));
-  const gateway = launcher && childrenOf(launcher.pid).find((p) => p.argv.some((a) => a.includes('services/gateway/dist/main.js')));
-  if (!gateway) throw new Error('the gateway process of the launcher was not found');
-  return gateway.pid;
+  if (!launcher) throw new Error('no launcher started by this process');
+  return servicePid(launcher.pid, 'gateway');
 };
 
 /** Resident memory of a process, bytes. */

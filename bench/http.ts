@@ -4,7 +4,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '@wagw/lib';
-import { BENCH_RATE_LIMIT, childrenOf, envPositiveInt, fmtInt, log, natsCpuSeconds, processInfo, startBenchNats, stopProcess, type BenchNats } from './common';
+import {
+  BENCH_RATE_LIMIT,
+  childrenOf,
+  envPositiveInt,
+  fmtInt,
+  log,
+  natsCpuSeconds,
+  processInfo,
+  servicesCpuSeconds,
+  startBenchNats,
+  stopProcess,
+  type BenchNats,
+} from './common';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -118,8 +130,7 @@ export const withGateway = async <T>(nats: BenchNats | null, fn: (gateway: Gatew
   try {
     const token = (await waitForOutput(gateway, /export TOKEN=(\S+)/, 60_000))[1]!;
     const cpuSeconds = (): number => childrenOf(gateway.pid!).reduce((sum, p) => sum + p.cpuSeconds, 0);
-    const cpuByService = (): Record<string, number> =>
-      Object.fromEntries(childrenOf(gateway.pid!).map((p) => [/services\/(\w+)\//.exec(p.argv.join(' '))?.[1] ?? p.comm, p.cpuSeconds]));
+    const cpuByService = (): Record<string, number> => servicesCpuSeconds(gateway.pid!);
     return await fn({ base: `http://127.0.0.1:${port}/v1`, headers: { authorization: `Bearer ${token}` }, cpuSeconds, cpuByService });
   } finally {
     await stopProcess(gateway);

@@ -5,14 +5,13 @@ import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Agent, request, WebSocket } from 'undici';
 import { freePort } from '@wagw/lib';
-import { BENCH_RATE_LIMIT, childrenOf, log, median, processInfo, rssBytes, stopProcess } from './common';
+import { BENCH_RATE_LIMIT, childrenOf, log, median, processInfo, rssBytes, servicePid, servicesCpuSeconds, stopProcess } from './common';
 
 /*
  * The sessions and Baileys benches' gateway: the quickstart launcher on the bench's nats-server, with the sessions
  * process's memory sampled (RSS, and heap after a full GC through its inspector) and every process's CPU.
  */
 const ROOT = resolve(__dirname, '..');
-const SESSIONS_SCRIPT = join(ROOT, 'services/sessions/dist/main.js');
 export const MB = 1024 * 1024;
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -36,20 +35,9 @@ const waitForOutput = (stream: Readable | null, pattern: RegExp, timeoutMs: numb
     stream?.on('data', onData);
   });
 
-/** The pid of the sessions service the launcher `launcherPid` runs (its child running services/sessions/dist/main.js). */
-const sessionsPid = (launcherPid: number): number => {
-  const found = childrenOf(launcherPid).find((p) => p.argv.includes(SESSIONS_SCRIPT));
-  if (!found) throw new Error(`no sessions service process under launcher ${launcherPid}`);
-  return found.pid;
-};
-
 /** CPU seconds so far of each process taking part: the launcher's services (by name), our nats-server, this process. */
 const cpuByProcess = (launcherPid: number): Map<string, number> => {
-  const cpu = new Map<string, number>();
-  for (const p of childrenOf(launcherPid)) {
-    const name = /services\/([^/]+)\/dist\/main\.js$/.exec(p.argv.find((arg) => arg.endsWith('main.js')) ?? '')?.[1];
-    if (name) cpu.set(name, p.cpuSeconds);
-  }
+  const cpu = new Map<string, number>(Object.entries(servicesCpuSeconds(launcherPid)));
   for (const p of childrenOf(process.pid)) if (p.comm === 'nats-server') cpu.set('nats-server', p.cpuSeconds);
   const self = processInfo(process.pid);
   if (self) cpu.set('bench', self.cpuSeconds);
@@ -203,7 +191,7 @@ export const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => 
       get: (path) => call('GET', path),
       post: (path, body) => call('POST', path, body),
       memory: async (samples) => {
-        const pid = sessionsPid(launcherPid);
+        const pid = servicePid(launcherPid, 'sessions');
         const session = await attach(pid);
         const rss: number[] = [];
         const heap: number[] = [];
@@ -220,7 +208,7 @@ export const withGateway = async <T>(natsUrl: string, fn: (gateway: Gateway) => 
       },
       profiled: async (name, fn) => {
         if (!process.env.BENCH_CPU_PROF) return fn();
-        const session = await attach(sessionsPid(launcherPid));
+        const session = await attach(servicePid(launcherPid, 'sessions'));
         let value: Awaited<ReturnType<typeof fn>> | undefined;
         const profile = await session.profile(async () => {
           value = await fn();
