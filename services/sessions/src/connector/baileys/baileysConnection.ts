@@ -11,8 +11,8 @@ import { ReceiptReporter } from './receiptReporter';
 import { RestrictionWatch } from './restrictionWatch';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
-import { chatJidOf, isGroupJid, richContentOf, sendOptionsOf } from './richContent';
-import { isRecipientUnknown, numberOf, outboundContent, waMessageIdFor } from './waMessages';
+import { chatJidOf, richContentOf, sendOptionsOf } from './richContent';
+import { isGroupJid, isRecipientUnknown, numberOf, outboundContent, waMessageIdFor } from './waMessages';
 
 export interface ConnectionParts {
   instanceId: string;

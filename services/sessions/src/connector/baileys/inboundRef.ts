@@ -1,4 +1,4 @@
-import { normalizeMessageContent, toNumber, type proto, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
+import { toNumber, type proto, type WAMessageKey } from '@whiskeysockets/baileys';
 
 /** The kinds of received media WhatsApp encrypts with a media key (each derives its keys with its own HKDF info). */
 export type InboundMediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
@@ -34,34 +34,42 @@ const FIELDS: ReadonlyArray<[InboundMediaKind, 'imageMessage' | 'videoMessage' |
   ['sticker', 'stickerMessage', 'image/webp'],
 ];
 
-const text = (value: string | null | undefined): string | null => (value ? value : null);
+/** A text field as we keep it: null when empty. */
+export const nonEmpty = (value: string | null | undefined): string | null => (value ? value : null);
 
-/** The media fields of a message's content, when it carries a file with a media key. */
-export const refMediaOf = (content: proto.IMessage | null | undefined): RefMedia | null => {
-  if (!content) return null;
+type MediaMessage = NonNullable<proto.IMessage[(typeof FIELDS)[number][1]]>;
+
+/** The file a message's content carries (the first media field set), its kind and the mimetype to assume without one. */
+export const mediaFieldOf = (content: proto.IMessage): { kind: InboundMediaKind; media: MediaMessage; fallback: string } | null => {
   for (const [kind, field, fallback] of FIELDS) {
     const media = content[field];
-    if (!media) continue;
-    if (!media.mediaKey || media.mediaKey.length === 0) return null;
-    return {
-      kind,
-      mediaKey: Buffer.from(media.mediaKey).toString('base64'),
-      directPath: text(media.directPath),
-      url: text(media.url),
-      mimetype: text(media.mimetype) ?? fallback,
-      fileName: 'fileName' in media ? text(media.fileName) : null,
-      fileLength: toNumber(media.fileLength ?? 0),
-    };
+    if (media) return { kind, media, fallback };
   }
   return null;
 };
 
-/** The ref of a received message, as text. */
-export const inboundRefOf = (message: WAMessage): string => {
-  const key: WAMessageKey = message.key;
+/** The media fields of a message's content, when it carries a file with a media key. */
+export const refMediaOf = (content: proto.IMessage | null | undefined): RefMedia | null => {
+  const found = content ? mediaFieldOf(content) : null;
+  if (!found) return null;
+  const { kind, media, fallback } = found;
+  if (!media.mediaKey || media.mediaKey.length === 0) return null;
+  return {
+    kind,
+    mediaKey: Buffer.from(media.mediaKey).toString('base64'),
+    directPath: nonEmpty(media.directPath),
+    url: nonEmpty(media.url),
+    mimetype: nonEmpty(media.mimetype) ?? fallback,
+    fileName: 'fileName' in media ? nonEmpty(media.fileName) : null,
+    fileLength: toNumber(media.fileLength ?? 0),
+  };
+};
+
+/** The ref of a received message (its key and its normalized content), as text. */
+export const inboundRefOf = (key: WAMessageKey, content: proto.IMessage | null | undefined): string => {
   const ref: InboundRef = {
     key: { remoteJid: key.remoteJid ?? '', id: key.id ?? '', participant: key.participant ?? null },
-    media: refMediaOf(normalizeMessageContent(message.message)),
+    media: refMediaOf(content),
   };
   return JSON.stringify(ref);
 };

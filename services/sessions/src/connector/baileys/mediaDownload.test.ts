@@ -1,9 +1,12 @@
-import { proto, type WAMessage } from '@whiskeysockets/baileys';
+import { normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
 import { encryptMedia, startMediaHost, type MediaHost } from '../../../../../test/emulator/mediaHost';
 import { MediaUnavailable } from '../port';
-import { inboundRefOf, parseInboundRef } from './inboundRef';
+import { inboundRefOf as refOfKeyAndContent, parseInboundRef } from './inboundRef';
 import { downloadMedia, mediaUrlOf } from './mediaDownload';
 import { mediaAgentFor } from './socket';
+
+/** The ref the connector keeps of a received message. */
+const inboundRefOf = (message: WAMessage): string => refOfKeyAndContent(message.key, normalizeMessageContent(message.message));
 
 const PHOTO = Buffer.from('a photo of exactly forty-one bytes, really');
 

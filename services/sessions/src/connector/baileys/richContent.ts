@@ -1,10 +1,6 @@
 import type { AnyMessageContent, MiscMessageGenerationOptions, WAMessage, WAMessageKey } from '@whiskeysockets/baileys';
 import type { MessageRef, OutboundMessage } from '../port';
-import { jidOf, waMessageIdFor } from './waMessages';
-
-const GROUP_SERVER = '@g.us';
-
-export const isGroupJid = (jid: string): boolean => jid.endsWith(GROUP_SERVER);
+import { isGroupJid, jidOf, waMessageIdFor } from './waMessages';
 
 /** The jid of a chat: a group id as it is, a number as its user jid. */
 export const chatJidOf = (chat: string): string => (isGroupJid(chat) ? chat : jidOf(chat));

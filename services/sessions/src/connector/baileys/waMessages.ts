@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import { normalizeMessageContent, proto, toNumber, type AnyMessageContent, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
 import { ACCOUNT_RESTRICTED, type InboundMessage, type OutboundMessage, type ReceiptStatus } from '../port';
-import { inboundRefOf } from './inboundRef';
+import { inboundRefOf, mediaFieldOf, nonEmpty } from './inboundRef';
 
 const USER_SERVER = '@s.whatsapp.net';
 const LID_SERVER = '@lid';
 const GROUP_SERVER = '@g.us';
+
+/** A group's jid (`…@g.us`), not a person's. */
+export const isGroupJid = (jid: string): boolean => jid.endsWith(GROUP_SERVER);
 
 /**
  * The WhatsApp id of one of our messages: derived from our id, so a send repeated after a crash carries the same
@@ -84,8 +87,6 @@ export const isRecipientUnknown = (error: unknown): boolean => {
   return data === 404 || message === 'item-not-found';
 };
 
-const nonEmpty = (text: string | null | undefined): string | null => (text ? text : null);
-
 interface MediaOf {
   mimetype: string;
   filename: string | null;
@@ -94,15 +95,14 @@ interface MediaOf {
 }
 
 const mediaOf = (content: proto.IMessage): MediaOf | null => {
-  const { imageMessage: image, videoMessage: video, audioMessage: audio, documentMessage: document, stickerMessage: sticker } = content;
-  const found = image ?? video ?? audio ?? document ?? sticker;
+  const found = mediaFieldOf(content);
   if (!found) return null;
-  const fallback = image ? 'image/jpeg' : video ? 'video/mp4' : audio ? 'audio/ogg' : sticker ? 'image/webp' : 'application/octet-stream';
+  const { kind, media, fallback } = found;
   return {
-    mimetype: nonEmpty(found.mimetype) ?? fallback,
-    filename: nonEmpty(document?.fileName),
-    size: toNumber(found.fileLength ?? 0),
-    caption: nonEmpty(image?.caption ?? video?.caption ?? document?.caption),
+    mimetype: nonEmpty(media.mimetype) ?? fallback,
+    filename: kind === 'document' && 'fileName' in media ? nonEmpty(media.fileName) : null,
+    size: toNumber(media.fileLength ?? 0),
+    caption: 'caption' in media ? nonEmpty(media.caption) : null,
   };
 };
 
@@ -117,7 +117,7 @@ export const phoneJidOf = (key: WAMessageKey): string | null => {
 };
 
 /** The group of a group message ('…@g.us'), or null. */
-const groupIdOf = (key: WAMessageKey): string | null => (key.remoteJid?.endsWith(GROUP_SERVER) ? key.remoteJid : null);
+const groupIdOf = (key: WAMessageKey): string | null => (key.remoteJid && isGroupJid(key.remoteJid) ? key.remoteJid : null);
 
 /** Who wrote a group message, by phone number: the participant, or its number beside a LID (`participantAlt`). */
 const participantJidOf = (key: WAMessageKey): string | null => {
@@ -168,6 +168,6 @@ export const inboundOf = (message: WAMessage, now: () => Date = () => new Date()
     text,
     media: media ? { mimetype: media.mimetype, filename: media.filename, size: media.size } : null,
     timestamp: (seconds > 0 ? new Date(seconds * 1000) : now()).toISOString(),
-    ref: inboundRefOf(message),
+    ref: inboundRefOf(key, content),
   };
 };
