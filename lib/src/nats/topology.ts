@@ -19,6 +19,8 @@ export const BUCKETS = {
   webhookSecrets: 'webhook_secrets',
   /** sessions: which replica runs which instance (leases). */
   sessionLeases: 'session_leases',
+  /** sessions: the lease of the one replica that fails the queued sends of instances no replica holds. */
+  sessionsLeaders: 'sessions_leaders',
   /** webhooks: the sequencer's lease (one replica reads the event log). */
   webhooksLeases: 'webhooks_leases',
   /** sessions, Baileys connector: each instance's WhatsApp auth state (creds and Signal keys). */

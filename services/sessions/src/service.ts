@@ -20,6 +20,7 @@ import { BaileysConnector } from './connector/baileys';
 import type { Connector } from './connector/port';
 import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
 import { Dispatcher } from './dispatch/dispatcher';
+import { UnheldSendsDecider } from './dispatch/unheldSends';
 import { sessionsHandlers } from './grpc/sessionsHandlers';
 import { downloadInboundMedia } from './inbound/inboundOps';
 import { InboundRefStore } from './inbound/inboundRefs';
@@ -102,7 +103,13 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     });
     const owner = new OwnerRouter(nats, ownership, localOwnerOps(sessions, sandbox, new NumberCheckThrottle(config.numberChecks), refs, logger), logger);
     owner.start();
-    dispatcher.decideFor((instanceId) => ownership.owns(instanceId) || ownership.isFree(instanceId));
+    const unheld = await UnheldSendsDecider.open(
+      nats,
+      { replicaId: config.replicaId, ttlMs: config.leaseTtlMs, renewEveryMs: config.leaseRenewMs, claimEveryMs: config.claimEveryMs },
+      logger,
+    );
+    await unheld.start();
+    dispatcher.decideFor((instanceId) => ownership.owns(instanceId) || (ownership.isFree(instanceId) && unheld.decides()));
     dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
     const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
@@ -122,9 +129,9 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       logger,
     );
     startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
-    return { sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media };
+    return { sandbox, grpc, dispatcher, unheld, owner, sessions, registry, ledgerFeed, media };
   });
-  const { sandbox, grpc, dispatcher, owner, sessions, registry, ledgerFeed, media } = service;
+  const { sandbox, grpc, dispatcher, unheld, owner, sessions, registry, ledgerFeed, media } = service;
   logger.info({ grpcPort: grpc.port, opsPort: ops.port, connector: config.connector }, 'sessions service started');
   let closed = false;
   return {
@@ -137,6 +144,8 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       await grpc.close();
       await ops.close();
       await dispatcher.stop();
+      // After the last sweep: another replica decides for the unheld instances from its next claim on.
+      await unheld.stop();
       await owner.stop();
       await sessions.closeAll();
       await registry.stop();

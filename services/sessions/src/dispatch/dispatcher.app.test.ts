@@ -177,6 +177,20 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     expect(await failureOf('m1')).toEqual(['instance_logged_out_on_phone']);
   });
 
+  it('leaves the sends it cannot send to the replica deciding for the instance, which fails them', async () => {
+    await givenLinked();
+    await append(instanceStream(id), instanceEvent('InstanceLoggedOut', now(), { reason: 'logged_out_on_phone' }));
+    await accept('m1', 'after the logout');
+    await registry.reach(id, 2_000);
+    let decides = false;
+    dispatcher.decideFor(() => decides);
+    dispatcher.start();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // six sweeps
+    expect(await failures('m1')).toEqual([]);
+    decides = true;
+    expect(await failureOf('m1')).toEqual(['instance_logged_out_on_phone']);
+  });
+
   it('fails a send as expired once its time to live passed', async () => {
     await givenLinked();
     await accept('m1', 'too old', new Date(Date.now() - 120_000).toISOString());
