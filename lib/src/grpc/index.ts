@@ -44,7 +44,7 @@ export type { SandboxInboundRequest } from '../generated/wagw/sessions/v1/Sandbo
 export type { SandboxResponse__Output as SandboxMessage } from '../generated/wagw/sessions/v1/SandboxResponse';
 export type { MessageRequest } from '../generated/wagw/sessions/v1/MessageRequest';
 export type { MarkReadResponse__Output as MarkReadMessage } from '../generated/wagw/sessions/v1/MarkReadResponse';
-export type { MediaResponse__Output as MediaMessage } from '../generated/wagw/sessions/v1/MediaResponse';
+export type { MediaChunk, MediaChunk__Output as MediaChunkMessage } from '../generated/wagw/sessions/v1/MediaChunk';
 export type { SendUsageResponse__Output as SendUsageMessage } from '../generated/wagw/sessions/v1/SendUsageResponse';
 export * from './channel';
 export * from './callClient';

@@ -6,7 +6,7 @@ import { reportFailure } from './unary';
 
 /** What a server-streaming method serves: frames until they end or the call is cancelled, then `close`. */
 export interface FrameSource<Res> {
-  frames: AsyncIterable<Res>;
+  frames: AsyncIterable<Res> | Iterable<Res>;
   close(): Promise<void>;
 }
 

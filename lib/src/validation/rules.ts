@@ -76,8 +76,8 @@ export const assertInboundMessageId = (messageId: string): void => {
   }
 };
 
-/** The largest media answer (GetMedia) a gateway takes from the sessions service: WhatsApp's largest file, 100 MB. */
-export const MEDIA_RESPONSE_MAX_BYTES = 100 * 1024 * 1024;
+/** WhatsApp's largest file (documents, 100 MB): the highest media download cap (MEDIA_DOWNLOAD_MAX_BYTES), and the largest sandbox file. */
+export const WHATSAPP_FILE_MAX_BYTES = 100 * 1024 * 1024;
 
 /** The kinds of file a simulated contact sends in the sandbox (`/v1/sandbox/inbound`); the sessions service's sandbox makes them. */
 export const SANDBOX_MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;

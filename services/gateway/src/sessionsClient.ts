@@ -3,11 +3,12 @@ import {
   balancedChannelOptions,
   CallStreamClient,
   loadSessionsProto,
-  MEDIA_RESPONSE_MAX_BYTES,
+  callServerStream,
   type CheckNumbersRequest,
   type GetPairingCodeRequest,
   type GetQrRequest,
   type InstanceRequest,
+  type MediaChunkMessage,
   type MessageRequest,
   type SandboxInboundRequest,
   type SandboxRestrictRequest,
@@ -15,15 +16,11 @@ import {
   type SendRequest,
 } from '@wagw/lib';
 
-/** The gateway's typed view of the Sessions gRPC service. Unary methods (sends too) go over its Call stream. */
+/** The gateway's typed view of the Sessions gRPC service. Unary methods (sends too) go over its Call stream; received files come on a stream of their own. */
 export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
   const proto = loadSessionsProto();
   // Any replica accepts any call and routes it to the replica that holds the instance.
-  // Received media comes back in one reply (GetMedia), up to WhatsApp's largest file plus room for the envelope.
-  const client = new proto.Sessions(address, credentials.createInsecure(), {
-    ...balancedChannelOptions,
-    'grpc.max_receive_message_length': MEDIA_RESPONSE_MAX_BYTES + 64 * 1024,
-  });
+  const client = new proto.Sessions(address, credentials.createInsecure(), balancedChannelOptions);
   const calls = new CallStreamClient(proto.Sessions.service, () => client.Call(), { service: 'sessions' });
   return {
     getQr: (request: GetQrRequest) => calls.call('GetQr', request, timeoutMs),
@@ -36,7 +33,8 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     sandboxInbound: (request: SandboxInboundRequest) => calls.call('SandboxInbound', request, 10_000),
     sandboxRestrict: (request: SandboxRestrictRequest) => calls.call('SandboxRestrict', request, 10_000),
     markRead: (request: MessageRequest) => calls.call('MarkRead', request, timeoutMs),
-    getMedia: (request: MessageRequest) => calls.call('GetMedia', request, timeoutMs),
+    /** A received file: its head (type, name, size), then its bytes in chunks; a failure before the head is the call's error. */
+    streamMedia: (request: MessageRequest) => callServerStream<MessageRequest, MediaChunkMessage>(client.StreamMedia.bind(client), request),
     sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {

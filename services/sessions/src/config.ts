@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { envBool, envInt, envString, MEDIA_RESPONSE_MAX_BYTES, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
+import { envBool, envInt, envString, WHATSAPP_FILE_MAX_BYTES, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 import type { SendQuotas } from './application/messagesService';
 import type { NumberCheckLimits } from './session/numberCheckThrottle';
@@ -50,9 +50,9 @@ export interface SessionsConfig extends NatsSettings {
   numberChecks: NumberCheckLimits;
 }
 
-/** WhatsApp's largest file (documents, 100 MB): the gateway's gRPC client takes answers up to it (MEDIA_RESPONSE_MAX_BYTES). */
+/** Up to WhatsApp's largest file (documents, 100 MB: WHATSAPP_FILE_MAX_BYTES). */
 const mediaDownloadCap = (bytes: number): number => {
-  if (bytes < 1 || bytes > MEDIA_RESPONSE_MAX_BYTES) throw new Error(`MEDIA_DOWNLOAD_MAX_BYTES must be 1 to ${MEDIA_RESPONSE_MAX_BYTES}, got ${bytes}`);
+  if (bytes < 1 || bytes > WHATSAPP_FILE_MAX_BYTES) throw new Error(`MEDIA_DOWNLOAD_MAX_BYTES must be 1 to ${WHATSAPP_FILE_MAX_BYTES}, got ${bytes}`);
   return bytes;
 };
 

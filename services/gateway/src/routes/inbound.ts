@@ -73,14 +73,25 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     },
     async (request, reply) => {
       const instance = await instances.get(request.account, request.query.instance_id);
-      const media = await sessions.getMedia({ instanceId: instance.instanceId, messageId: request.query.message_id });
-      // The typed reply takes the JSON answer's object only; this one is the file.
+      const chunks = sessions.streamMedia({ instanceId: instance.instanceId, messageId: request.query.message_id });
+      // The head is awaited before answering: no file (404), too large (413) or unavailable (503) is a plain error.
+      const head = await chunks.next();
+      if (head.done) throw new Error('the media stream ended before its head');
+      const bytes = async function* (): AsyncGenerator<Buffer> {
+        try {
+          for (let chunk = await chunks.next(); !chunk.done; chunk = await chunks.next()) yield chunk.value.data;
+        } finally {
+          await chunks.return(undefined);
+        }
+      };
+      // The typed reply takes the JSON answer's object only; this one is the file. A stream that breaks off ends the
+      // response short of its Content-Length, so the client sees a failed download, never a truncated file.
       return (reply as FastifyReply)
-        .type(media.mimetype || 'application/octet-stream')
-        .header('content-length', media.data.length)
-        .header('content-disposition', contentDisposition(media.filename || null))
+        .type(head.value.mimetype || 'application/octet-stream')
+        .header('content-length', head.value.size)
+        .header('content-disposition', contentDisposition(head.value.filename || null))
         .header('x-content-type-options', 'nosniff')
-        .send(Readable.from([media.data]));
+        .send(Readable.from(bytes()));
     },
   );
 };

@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidArgument, LIMITS, MEDIA_RESPONSE_MAX_BYTES, PHONE_NUMBER_PATTERN, SANDBOX_MEDIA_KINDS } from '@wagw/lib';
+import { invalidArgument, LIMITS, WHATSAPP_FILE_MAX_BYTES, PHONE_NUMBER_PATTERN, SANDBOX_MEDIA_KINDS } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -44,7 +44,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           from: Type.String({ pattern: PHONE_NUMBER_PATTERN }),
           text: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.text })),
           media: Type.Optional(Type.Union(SANDBOX_MEDIA_KINDS.map((kind) => Type.Literal(kind)))),
-          media_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MEDIA_RESPONSE_MAX_BYTES, description: 'Bytes of the sample file' })),
+          media_size: Type.Optional(Type.Integer({ minimum: 1, maximum: WHATSAPP_FILE_MAX_BYTES, description: 'Bytes of the sample file' })),
           push_name: Type.Optional(Type.String({ maxLength: 128 })),
           group_id: Type.Optional(Type.String({ maxLength: 64, description: 'A message in this group (one list_groups answers) from `from`' })),
           access_token: AccessToken,

@@ -5,9 +5,11 @@ import {
   invalidArgument,
   isPhoneNumber,
   LIMITS,
+  serverStreamHandler,
   unaryHandler,
   type Logger,
   type HandlersWithoutCall,
+  type MediaChunk,
   type SessionsHandlers,
 } from '@wagw/lib';
 import type { MessagesService } from '../application/messagesService';
@@ -19,6 +21,15 @@ import { sendCommandOf } from './sendCommand';
 /** What any replica answers about received messages (no connection needed). */
 export interface InboundMediaOps {
   getMedia(instanceId: string, messageId: string): Promise<MediaDownload>;
+}
+
+/** Bytes per media chunk: well under gRPC's 4 MiB message default, and a few of them fill HTTP/2's window. */
+export const MEDIA_CHUNK_BYTES = 64 * 1024;
+
+/** The file as StreamMedia sends it: its head, then its bytes in views of the one buffer (no copies). */
+export function* mediaChunks({ data, mimetype, filename }: MediaDownload): Generator<MediaChunk> {
+  yield { mimetype, filename: filename ?? '', size: data.length };
+  for (let at = 0; at < data.length; at += MEDIA_CHUNK_BYTES) yield { data: data.subarray(at, at + MEDIA_CHUNK_BYTES) };
 }
 
 /**
@@ -88,11 +99,11 @@ export const sessionsHandlers = (
     await owner.markRead(r.instanceId, r.messageId);
     return { success: true };
   }),
-  GetMedia: unaryHandler(logger, 'GetMedia', async (r) => {
+  StreamMedia: serverStreamHandler(logger, 'StreamMedia', async (r) => {
     assertInstanceId(r.instanceId);
     assertInboundMessageId(r.messageId);
-    const { data, mimetype, filename } = await inbound.getMedia(r.instanceId, r.messageId);
-    return { data, mimetype, filename: filename ?? '' };
+    // Fetched and checked whole first (WhatsApp's MAC covers the whole file): a failure is the call's status.
+    return { frames: mediaChunks(await inbound.getMedia(r.instanceId, r.messageId)), close: async () => undefined };
   }),
   SendUsage: unaryHandler(logger, 'SendUsage', async (r) => {
     assertInstanceId(r.instanceId);

@@ -1,10 +1,10 @@
-import { MEDIA_RESPONSE_MAX_BYTES, SANDBOX_MEDIA_KINDS, type SandboxMediaKind } from '@wagw/lib';
+import { WHATSAPP_FILE_MAX_BYTES, SANDBOX_MEDIA_KINDS, type SandboxMediaKind } from '@wagw/lib';
 import { MediaUnavailable, type MediaDownload } from '../port';
 
 export { SANDBOX_MEDIA_KINDS, type SandboxMediaKind };
 
 /** The largest file a simulated contact sends (a document the size WhatsApp allows, 100 MB). */
-export const SANDBOX_MEDIA_MAX_BYTES = MEDIA_RESPONSE_MAX_BYTES;
+export const SANDBOX_MEDIA_MAX_BYTES = WHATSAPP_FILE_MAX_BYTES;
 
 /** A 1×1 PNG: what a simulated contact's photo looks like. */
 const PNG = Buffer.from(
