@@ -1,6 +1,7 @@
-import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { SessionsClientApi } from '../sessionsClient';
 import { EXAMPLE_ID, IdempotencyHeaders } from '../schemas';
+import { getAndPost } from './getAndPost';
 import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo } from './sendContent';
 
 const SendFields = Type.Object(
@@ -18,40 +19,16 @@ const SendFields = Type.Object(
 );
 
 export const messagesRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsClientApi }> = async (app, { sessions }) => {
-  const tags = ['Messages'];
   // The sessions service checks ownership from its own read model (404 for another account's instance) and every
   // field with a code of its own (invalid_number, invalid_latitude, ...), more useful than the schema's invalid_request.
-  const send = (account: string, fields: Static<typeof SendFields>, headers: Record<string, unknown>) =>
-    sendTo(sessions, account, { to: fields.number }, fields, headers);
-
-  app.post(
-    '/send',
-    {
-      schema: {
-        tags,
-        operationId: 'sendMessage',
-        summary: 'Send a message: text, media, location, contact card or reaction, optionally as a reply',
-        description: SEND_DESCRIPTION,
-        headers: IdempotencyHeaders,
-        body: SendFields,
-        response: SendResponse,
-      },
-    },
-    async (request) => send(request.account, request.body, request.headers),
-  );
-  app.get(
-    '/send',
-    {
-      schema: {
-        tags,
-        operationId: 'sendMessageQuery',
-        summary: 'Send a message (query form)',
-        description: SEND_DESCRIPTION,
-        headers: IdempotencyHeaders,
-        querystring: SendFields,
-        response: SendResponse,
-      },
-    },
-    async (request) => send(request.account, request.query, request.headers),
-  );
+  getAndPost(app, '/send', {
+    tags: ['Messages'],
+    description: SEND_DESCRIPTION,
+    headers: IdempotencyHeaders,
+    fields: SendFields,
+    response: SendResponse,
+    post: { operationId: 'sendMessage', summary: 'Send a message: text, media, location, contact card or reaction, optionally as a reply' },
+    get: { operationId: 'sendMessageQuery', summary: 'Send a message (query form)' },
+    handler: (fields, request) => sendTo(sessions, request.account, { to: fields.number }, fields, request.headers),
+  });
 };
