@@ -1,7 +1,8 @@
-import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, EXAMPLE_ID, envelope, errorResponses, IdempotencyHeaders, InstanceId } from '../schemas';
+import { getAndPost } from './getAndPost';
 import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo } from './sendContent';
 
 const EXAMPLE_GROUP = '120363025246125486@g.us';
@@ -49,37 +50,14 @@ export const groupsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClien
     },
   );
 
-  const send = (account: string, fields: Static<typeof GroupFields>, headers: Record<string, unknown>) =>
-    sendTo(sessions, account, { groupId: fields.group_id }, fields, headers);
-  const description = `Like send, to a group. ${SEND_DESCRIPTION}`;
-  app.post(
-    '/send_group',
-    {
-      schema: {
-        tags,
-        operationId: 'sendGroupMessage',
-        summary: 'Send a message to a group',
-        description,
-        headers: IdempotencyHeaders,
-        body: GroupFields,
-        response: SendResponse,
-      },
-    },
-    async (request) => send(request.account, request.body, request.headers),
-  );
-  app.get(
-    '/send_group',
-    {
-      schema: {
-        tags,
-        operationId: 'sendGroupMessageQuery',
-        summary: 'Send a message to a group (query form)',
-        description,
-        headers: IdempotencyHeaders,
-        querystring: GroupFields,
-        response: SendResponse,
-      },
-    },
-    async (request) => send(request.account, request.query, request.headers),
-  );
+  getAndPost(app, '/send_group', {
+    tags,
+    description: `Like send, to a group. ${SEND_DESCRIPTION}`,
+    headers: IdempotencyHeaders,
+    fields: GroupFields,
+    response: SendResponse,
+    post: { operationId: 'sendGroupMessage', summary: 'Send a message to a group' },
+    get: { operationId: 'sendGroupMessageQuery', summary: 'Send a message to a group (query form)' },
+    handler: (fields, request) => sendTo(sessions, request.account, { groupId: fields.group_id }, fields, request.headers),
+  });
 };
