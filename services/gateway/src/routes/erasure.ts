@@ -1,7 +1,8 @@
-import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotencyKeyOf, newCommandId } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, IdempotencyHeaders, InstanceId } from '../schemas';
+import { getAndPost } from './getAndPost';
 
 const EraseFields = Type.Object({ instance_id: InstanceId, access_token: AccessToken }, { examples: [{ instance_id: EXAMPLE_ID }] });
 
@@ -17,39 +18,17 @@ const description =
   "Destroys the instance's data key. Message content in the event log (texts, captions, media URLs, file names, push names) was sealed with it, so from now on history, export, webhook replays and live events show that content as null, with erased: true on the event's data; every event's type, time, ids and numbers stay, and the erasure itself is recorded (event InstanceDataErased, webhook instance.data_erased, data_erased_at in status). No event is rewritten. Sends accepted but not sent yet fail with reason content_erased. New sends afterwards work: a new key is made. Idempotent: a repeat answers the same, and records nothing new unless content was stored since. Content already delivered to webhooks or read over SSE or export cannot be recalled (README, \"Erasure\").";
 
 export const erasureRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
-  const tags = ['Instances'];
-  const erase = async (account: string, fields: Static<typeof EraseFields>, headers: Record<string, unknown>) => {
-    const instance = await instances.eraseData(account, fields.instance_id, idempotencyKeyOf(headers) ?? newCommandId());
-    return { status: 200, message: 'Instance data erased', instance_id: instance.instanceId, data_erased_at: instance.dataErasedAt };
-  };
-  app.post(
-    '/erase_instance_data',
-    {
-      schema: {
-        tags,
-        operationId: 'eraseInstanceData',
-        summary: "Erase an instance's message content (crypto-shredding)",
-        description,
-        headers: IdempotencyHeaders,
-        body: EraseFields,
-        response: EraseResponse,
-      },
+  getAndPost(app, '/erase_instance_data', {
+    tags: ['Instances'],
+    description,
+    headers: IdempotencyHeaders,
+    fields: EraseFields,
+    response: EraseResponse,
+    post: { operationId: 'eraseInstanceData', summary: "Erase an instance's message content (crypto-shredding)" },
+    get: { operationId: 'eraseInstanceDataQuery', summary: "Erase an instance's message content (query form)" },
+    handler: async (fields, request) => {
+      const instance = await instances.eraseData(request.account, fields.instance_id, idempotencyKeyOf(request.headers) ?? newCommandId());
+      return { status: 200, message: 'Instance data erased', instance_id: instance.instanceId, data_erased_at: instance.dataErasedAt };
     },
-    async (request) => erase(request.account, request.body, request.headers),
-  );
-  app.get(
-    '/erase_instance_data',
-    {
-      schema: {
-        tags,
-        operationId: 'eraseInstanceDataQuery',
-        summary: "Erase an instance's message content (query form)",
-        description,
-        headers: IdempotencyHeaders,
-        querystring: EraseFields,
-        response: EraseResponse,
-      },
-    },
-    async (request) => erase(request.account, request.query, request.headers),
-  );
+  });
 };
