@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
-import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { INBOUND_MESSAGE_ID_PATTERN } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
+import { getAndPost } from './getAndPost';
 
 const EXAMPLE_MESSAGE_ID = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
 
@@ -34,25 +35,22 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
   { instances, sessions },
 ) => {
   const tags = ['Messages'];
-  const markReadDescription =
-    "Sends WhatsApp's read receipt for a received message: its sender sees it read (blue ticks, unless your account hides read receipts). Needs a connected instance (409 otherwise). A message received over 30 days ago, one the instance did not receive, or one it sent answers 404. To mark every inbound message read as it arrives, run the sessions service with AUTO_MARK_READ=true.";
-  const markRead = async (account: string, query: Static<typeof MessageQuery>) => {
-    const instance = await instances.get(account, query.instance_id);
-    await sessions.markRead({ instanceId: instance.instanceId, messageId: query.message_id });
-    return { status: 200, message: 'Marked read', success: true };
-  };
-  const markReadSchema = {
+  // Listed GET first in the OpenAPI document, as it always was.
+  getAndPost(app, '/mark_read', {
     tags,
-    summary: 'Mark a received message read',
-    description: markReadDescription,
+    description:
+      "Sends WhatsApp's read receipt for a received message: its sender sees it read (blue ticks, unless your account hides read receipts). Needs a connected instance (409 otherwise). A message received over 30 days ago, one the instance did not receive, or one it sent answers 404. To mark every inbound message read as it arrives, run the sessions service with AUTO_MARK_READ=true.",
+    fields: MessageQuery,
     response: { 200: envelope({ success: Type.Boolean() }, { message: 'Marked read', success: true }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
-  };
-  app.get('/mark_read', { schema: { ...markReadSchema, operationId: 'markReadQuery', querystring: MessageQuery } }, async (request) =>
-    markRead(request.account, request.query),
-  );
-  app.post('/mark_read', { schema: { ...markReadSchema, operationId: 'markRead', body: MessageQuery } }, async (request) =>
-    markRead(request.account, request.body),
-  );
+    get: { operationId: 'markReadQuery', summary: 'Mark a received message read' },
+    post: { operationId: 'markRead', summary: 'Mark a received message read' },
+    first: 'get',
+    handler: async (fields, request) => {
+      const instance = await instances.get(request.account, fields.instance_id);
+      await sessions.markRead({ instanceId: instance.instanceId, messageId: fields.message_id });
+      return { status: 200, message: 'Marked read', success: true };
+    },
+  });
 
   app.get(
     '/media',
