@@ -22,8 +22,8 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
     reset: (account: string, instanceId: string, commandId: string) => calls.call('Reset', { account, instanceId, commandId }, timeoutMs),
     eraseData: (account: string, instanceId: string, commandId: string) => calls.call('EraseData', { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => calls.call('History', request, timeoutMs),
-    /** No deadline: an export lasts as long as the history is long; the service's read fails when the store stops answering. */
-    exportHistory: (request: HistoryRequest) => callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request),
+    /** A deadline for its first chunk only: an export lasts as long as the history is long (and its reader reads). */
+    exportHistory: (request: HistoryRequest) => callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request, timeoutMs),
     /** Resolves true when a connection to the service can be made within `ms`. */
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {

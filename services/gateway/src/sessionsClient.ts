@@ -33,8 +33,11 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     sandboxInbound: (request: SandboxInboundRequest) => calls.call('SandboxInbound', request, 10_000),
     sandboxRestrict: (request: SandboxRestrictRequest) => calls.call('SandboxRestrict', request, 10_000),
     markRead: (request: MessageRequest) => calls.call('MarkRead', request, timeoutMs),
-    /** A received file: its head (type, name, size), then its bytes in chunks; a failure before the head is the call's error. */
-    streamMedia: (request: MessageRequest) => callServerStream<MessageRequest, MediaChunkMessage>(client.StreamMedia.bind(client), request),
+    /**
+     * A received file: its head (type, name, size), then its bytes in chunks; a failure before the head is the call's
+     * error. The head has the calls' deadline (the file is fetched before it comes); the bytes come as they are read.
+     */
+    streamMedia: (request: MessageRequest) => callServerStream<MessageRequest, MediaChunkMessage>(client.StreamMedia.bind(client), request, timeoutMs),
     sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {
