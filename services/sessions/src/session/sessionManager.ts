@@ -5,7 +5,7 @@ import type { FactWriter } from './factWriter';
 import { connectionFactOf } from './platformFacts';
 import { alreadyConnected, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
-import { isSendPaused, restrictionOf } from './sendPause';
+import { SendRestrictions } from './sendRestrictions';
 import { newSession, wake, type Session } from './session';
 
 export interface SessionOptions {
@@ -29,6 +29,7 @@ export class SessionManager {
   private closing = false;
   private claimTimer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> = Promise.resolve();
+  private readonly restrictions: SendRestrictions;
 
   /** `facts` records what the platform reports: in order per instance, retried while NATS is unavailable. */
   constructor(
@@ -40,6 +41,7 @@ export class SessionManager {
     private readonly options: SessionOptions = DEFAULT_SESSION_OPTIONS,
     private readonly random: () => number = Math.random,
   ) {
+    this.restrictions = new SendRestrictions(facts, registry, logger, options.restrictedPauseMs);
     registry.onReset((instanceId) => void this.reset(instanceId));
     ownership.onLost((instanceId) => void this.stop(instanceId));
     ownership.onFreed((instanceId) => void this.claim(instanceId));
@@ -71,15 +73,9 @@ export class SessionManager {
     return session?.status === 'connected' ? session.connection : null;
   }
 
-  /**
-   * Whether the instance's sends wait now because WhatsApp restricted the account: what its connection here heard
-   * (at once, before the fact is stored), else what the log says (a restriction recorded by an earlier connection).
-   */
+  /** Whether the instance's sends wait now because WhatsApp restricted the account (`SendRestrictions`). */
   sendsPaused(instanceId: string): boolean {
-    const session = this.sessions.get(instanceId);
-    const now = Date.now();
-    const known = session?.restriction !== undefined ? session.restriction : restrictionOf(this.registry.stateOf(instanceId), now);
-    return isSendPaused(known, now, this.options.restrictedPauseMs);
+    return this.restrictions.paused(instanceId, this.sessions.get(instanceId));
   }
 
   /** Remembers who a message went to, so its receipts can say so. */
@@ -230,14 +226,10 @@ export class SessionManager {
           await this.end(session);
           return;
         case 'restricted':
-          session.restriction = { since: Date.parse(at), until: event.until === null ? null : Date.parse(event.until) };
-          this.logger.warn({ instanceId: id, until: event.until }, 'WhatsApp restricted the account: its sends wait');
-          return;
         case 'unrestricted':
-          session.restriction = null;
-          return;
+          return this.restrictions.heard(session, event, at);
         case 'receipt':
-          if (event.status === 'sent') this.sendTaken(session, at);
+          this.restrictions.receipt(session, event, at);
           return this.facts.receipt(id, event, at);
         case 'inbound':
           this.facts.inbound(id, event, at);
@@ -247,17 +239,6 @@ export class SessionManager {
     } catch (error) {
       this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
     }
-  }
-
-  /**
-   * A send was taken. A restriction this connection never heard of (recorded by an earlier one, whose end WhatsApp did
-   * not name) is over: this was the probe. The connection's own restrictions are its adapter's to lift.
-   */
-  private sendTaken(session: Session, at: string): void {
-    const id = session.instanceId;
-    if (session.restriction !== undefined || !restrictionOf(this.registry.stateOf(id), Date.parse(at))) return;
-    session.restriction = null;
-    this.facts.connection(id, { type: 'unrestricted' }, session.resets, at);
   }
 
   /** AUTO_MARK_READ: the sender sees blue ticks as soon as the gateway has the message. */
