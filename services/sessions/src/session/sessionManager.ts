@@ -17,6 +17,9 @@ export interface SessionOptions {
 
 export const DEFAULT_SESSION_OPTIONS: SessionOptions = { autoMarkRead: false, restrictedPauseMs: 3_600_000 };
 
+/** What the session manager needs of the instance leases (`Ownership`). */
+export type Leases = Pick<Ownership, 'acquire' | 'release' | 'owns' | 'isFree' | 'onLost' | 'onFreed' | 'stop'>;
+
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
  * starts one for a QR code, turns what it reports into events (lifecycle on the instance stream, receipts and
@@ -36,7 +39,7 @@ export class SessionManager {
     private readonly connector: Connector,
     private readonly facts: FactWriter,
     private readonly registry: InstanceRegistry,
-    private readonly ownership: Ownership,
+    private readonly ownership: Leases,
     private readonly logger: Logger,
     private readonly options: SessionOptions = DEFAULT_SESSION_OPTIONS,
     private readonly random: () => number = Math.random,
