@@ -13,8 +13,8 @@ import { sendFailureOf } from './sendVerdict';
 export interface Connections {
   /** The instance's open, connected connection here, or null. */
   connected(instanceId: string): Connection | null;
-  /** Remembers who a message went to, for its receipts. */
-  sending(messageId: string, to: string): void;
+  /** Remembers who a message went to, for its receipts, and that it was handed over (it may probe a restriction). */
+  sending(instanceId: string, messageId: string, to: string): void;
   /** Whether the instance's sends wait now (WhatsApp restricted the account). */
   sendsPaused(instanceId: string): boolean;
 }
@@ -167,7 +167,7 @@ export class Dispatcher {
       }
       const outbound = await outboundOf(this.events, instanceId, accepted, media);
       if (typingMs > 0) await this.type(connection, to, typingMs);
-      this.sessions.sending(messageId, to);
+      this.sessions.sending(instanceId, messageId, to);
       await connection.send(outbound);
       this.lastSend.set(instanceId, Date.now());
       return 'done';

@@ -18,7 +18,7 @@ export interface Session {
   endReason: string | null;
   /** The instance's reset count when the connection started: its facts are stale once the instance is reset again. */
   resets: number;
-  /** What this connection heard of a restriction of the account's sends (undefined: nothing yet, null: lifted). */
+  /** What this connection heard of a restriction of the account's sends (undefined: nothing yet, null: over). */
   restriction: KnownRestriction | null | undefined;
 }
 

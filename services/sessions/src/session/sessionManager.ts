@@ -45,7 +45,10 @@ export class SessionManager {
     private readonly random: () => number = Math.random,
   ) {
     this.restrictions = new SendRestrictions(facts, registry, logger, options.restrictedPauseMs);
-    registry.onReset((instanceId) => void this.reset(instanceId));
+    registry.onReset((instanceId) => {
+      this.restrictions.forget(instanceId);
+      void this.reset(instanceId);
+    });
     ownership.onLost((instanceId) => void this.stop(instanceId));
     ownership.onFreed((instanceId) => void this.claim(instanceId));
   }
@@ -81,9 +84,10 @@ export class SessionManager {
     return this.restrictions.paused(instanceId, this.sessions.get(instanceId));
   }
 
-  /** Remembers who a message went to, so its receipts can say so. */
-  sending(messageId: string, to: string): void {
+  /** A message is handed to the instance's connection: who it went to (for its receipts), whether it probes a restriction. */
+  sending(instanceId: string, messageId: string, to: string): void {
     this.facts.sending(messageId, to);
+    this.restrictions.handed(instanceId, this.sessions.get(instanceId), messageId);
   }
 
   /** The current QR code, starting a connection when none runs; waits at most `waitMs` for it. */

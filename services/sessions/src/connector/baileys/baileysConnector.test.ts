@@ -495,7 +495,7 @@ describe('the baileys connector', () => {
     ]);
   });
 
-  it('fails a send WhatsApp refuses with 463 as account_restricted, reports the restriction with its end, and its end', async () => {
+  it('fails a send WhatsApp refuses with 463 as account_restricted, reports the restriction with its end, and its lifting', async () => {
     const { connect, last, events } = setup();
     const connection = await connect();
     last().open();
@@ -517,18 +517,30 @@ describe('the baileys connector', () => {
       { type: 'restricted', until: until.toISOString() },
       { type: 'unrestricted' },
     ]);
-    // Restricted again by a 463, then a send WhatsApp takes: the restriction is over.
+    // Restricted again by a 463, then a send WhatsApp takes: only its receipt says so (the session concludes the
+    // restriction is over); a later 463 is reported afresh, and a lifting then is news again.
     await connection.send(message({ messageId: 'msg-2' }));
     last().ack({ id: waMessageIdFor('msg-2'), error: '463' });
     await connection.send(message({ messageId: 'msg-3' }));
     last().ack({ id: waMessageIdFor('msg-3') });
     await settle();
-    expect(events.slice(-4)).toEqual([
+    expect(events.slice(-3)).toEqual([
       { type: 'restricted', until: null },
       { type: 'receipt', messageId: 'msg-2', status: 'failed', reason: 'account_restricted' },
-      { type: 'unrestricted' },
       { type: 'receipt', messageId: 'msg-3', status: 'sent' },
     ]);
+    // A lifting after the taken send is no news: nothing was reported since.
+    last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
+    await connection.send(message({ messageId: 'msg-4' }));
+    last().ack({ id: waMessageIdFor('msg-4'), error: '463' });
+    last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
+    await settle();
+    expect(events.slice(-3)).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'unrestricted' },
+      { type: 'receipt', messageId: 'msg-4', status: 'failed', reason: 'account_restricted' },
+    ]);
+    expect(events.filter((e) => e.type === 'unrestricted')).toHaveLength(2);
   });
 
   it('marks a received message read with the key it came with (its chat as WhatsApp named it), only while connected', async () => {

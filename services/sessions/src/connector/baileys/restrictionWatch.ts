@@ -7,13 +7,14 @@ import { ACCOUNT_RESTRICTED_CODE } from './waMessages';
 type Timelock = NonNullable<ConnectionState['reachoutTimeLock']>;
 
 /**
- * Whether WhatsApp restricts the account's sends, from what one connection hears: a send answered 463 (Baileys
- * neither retries nor reports it beyond the failed message), WhatsApp's reach-out timelock (asked for after a 463,
- * and pushed as a notification when it is set or lifted: it names the end), and a send taken again (the restriction
- * is over, whatever its announced end). Reports `restricted` / `unrestricted` when that changes, or the end does.
+ * What WhatsApp says of restrictions of the account's sends, as one connection hears it: a send answered 463 (Baileys
+ * neither retries nor reports it beyond the failed message), and WhatsApp's reach-out timelock (asked for after a 463,
+ * and pushed as a notification when it is set or lifted: it names the end). Reports `restricted` when a restriction
+ * starts or its end changes, `unrestricted` when WhatsApp lifts one reported. That a send taken again ends a
+ * restriction is the session's to conclude (`SendRestrictions`), from the send's `sent` receipt.
  */
 export class RestrictionWatch {
-  /** The end reported last (null: unknown), or undefined while no restriction is known. */
+  /** The end reported last (null: unknown), or undefined while none was reported since WhatsApp last took a send. */
   private reported: string | null | undefined = undefined;
 
   constructor(
@@ -26,8 +27,11 @@ export class RestrictionWatch {
       if (this.reported === undefined) this.restricted(null);
       // WhatsApp Web asks for the timelock to show when sending is possible again.
       sock.fetchAccountReachoutTimelock().catch((error: unknown) => this.logger.warn({ err: error }, 'asking WhatsApp when the restriction ends failed'));
-    } else if (!attrs.error && this.reported !== undefined) {
-      this.lifted();
+    } else if (!attrs.error) {
+      // A send taken ends the run of refusals reported, so the next 463 is reported again: whether the taken send ended
+      // the restriction is the session's call, not seen from here (the decider records a restriction once while it
+      // holds). Nothing to report now: the send's `sent` receipt says it was taken.
+      this.reported = undefined;
     }
   }
 

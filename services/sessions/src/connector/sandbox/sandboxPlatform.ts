@@ -277,8 +277,7 @@ export class SandboxPlatform implements Connector {
       ]);
       return;
     }
-    const over = this.restrictions.taken(id);
-    if (over) conn.emit(over);
+    this.restrictions.taken(id);
     // A repeat the platform took before is not sent again. Its receipts still come unless this process already
     // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event

@@ -1,0 +1,207 @@
+import { InMemoryEventStore, instanceEvent, instanceStream, type InstanceEvent } from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import { MemoryTextBucket } from '../connector/baileys/textBucket';
+import { ACCOUNT_RESTRICTED, type Connection, type ConnectionEvent, type Connector } from '../connector/port';
+import { InboundRefStore } from '../inbound/inboundRefs';
+import { InstanceRegistry } from '../registry/instanceRegistry';
+import { FactWriter } from './factWriter';
+import { SessionManager, type Leases } from './sessionManager';
+
+// Application tests of restrictions in the session manager: the real manager, fact writer and registry on an in-memory
+// store, a connector that reports what each test says when it says it (as an adapter would, in any order the platform
+// and the adapter's own lookups make), and the dispatcher's part played by hand: `sending`, then the send.
+
+const NUMBER = '4915112345678';
+const TO = '4915199999999';
+const HOUR = 3_600_000;
+
+/** Connections that report only what the test emits; `emit` speaks for the instance's latest one. */
+class ScriptedConnector implements Connector {
+  readonly name = 'scripted';
+  private readonly listeners = new Map<string, (event: ConnectionEvent) => void>();
+
+  async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
+    this.listeners.set(instanceId, onEvent);
+    const none = async (): Promise<never> => Promise.reject(new Error('not scripted'));
+    return {
+      send: async () => undefined,
+      requestPairingCode: none,
+      checkNumbers: none,
+      listGroups: none,
+      setTyping: none,
+      markRead: none,
+      logout: none,
+      close: async () => undefined,
+    };
+  }
+
+  emit(instanceId: string, event: ConnectionEvent): void {
+    this.listeners.get(instanceId)?.(event);
+  }
+
+  downloadMedia = async (): Promise<never> => Promise.reject(new Error('not scripted'));
+  purge = async (): Promise<void> => undefined;
+  forgetContent = async (): Promise<void> => undefined;
+}
+
+/** This replica holds every lease. */
+const leases: Leases = {
+  acquire: async () => true,
+  release: async () => undefined,
+  owns: () => true,
+  isFree: () => false,
+  onLost: () => undefined,
+  onFreed: () => undefined,
+  stop: async () => undefined,
+};
+
+describe('SessionManager: a send the platform took ends a restriction (application, in-memory store)', () => {
+  let store: InMemoryEventStore;
+  let registry: InstanceRegistry;
+  let facts: FactWriter;
+  let connector: ScriptedConnector;
+  let sessions: SessionManager;
+  let n = 0;
+  let id = '';
+
+  beforeEach(async () => {
+    store = new InMemoryEventStore();
+    registry = new InstanceRegistry(store, testLogger());
+    registry.start();
+    facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
+    connector = new ScriptedConnector();
+    sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
+    id = `RESTRICT${++n}`;
+    const now = new Date().toISOString();
+    const events: InstanceEvent[] = [
+      instanceEvent('InstanceCreated', now, { instance_id: id, account: 'acme' }),
+      instanceEvent('InstanceLinked', now, { number: NUMBER }),
+      instanceEvent('InstanceConnected', now, {}),
+    ];
+    await store.append(instanceStream(id), events, { expectedVersion: 0, commandId: `c-${id}` });
+    await eventually(
+      async () => registry.get(id)?.linkedNumber,
+      (linked) => linked === NUMBER,
+    );
+    await connect();
+  });
+  afterEach(async () => {
+    await sessions.closeAll();
+    await registry.stop();
+  });
+
+  /** A new connection of the instance, connected: it has heard nothing of a restriction yet. */
+  const connect = async (): Promise<void> => {
+    await sessions.reconnect(id);
+    emit({ type: 'connected', number: NUMBER });
+  };
+  const emit = (event: ConnectionEvent): void => connector.emit(id, event);
+  /** What the dispatcher does with a send: says it is handed over, then hands it over (the platform is scripted). */
+  const send = async (messageId: string): Promise<void> => {
+    sessions.sending(id, messageId, TO);
+    await sessions.connected(id)?.send({ messageId, to: TO, text: 'hi' });
+  };
+  const taken = (messageId: string): ConnectionEvent => ({ type: 'receipt', messageId, status: 'sent' });
+  const refused = (messageId: string): ConnectionEvent => ({ type: 'receipt', messageId, status: 'failed', reason: ACCOUNT_RESTRICTED });
+  /** The instance's events once every fact reported so far is recorded. */
+  const recorded = async (): Promise<string[]> => {
+    await facts.idle();
+    return (await store.readStream(instanceStream(id))).flatMap((c) => c.events.map((e) => e.type));
+  };
+  const restrictionEvents = async (): Promise<string[]> => (await recorded()).filter((type) => type.startsWith('InstanceRestrict'));
+
+  it('ends a restriction the connection reported when a send handed over after the report is taken', async () => {
+    await send('refused');
+    emit({ type: 'restricted', until: null });
+    emit(refused('refused'));
+    expect(sessions.sendsPaused(id)).toBe(true);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted']);
+
+    await send('probe');
+    expect(sessions.sendsPaused(id)).toBe(true);
+    emit(taken('probe'));
+    // At once, before the fact is stored: queued sends go out again.
+    expect(sessions.sendsPaused(id)).toBe(false);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted']);
+    expect(registry.stateOf(id)?.restriction).toBeNull();
+    // Restricted again: the next refusal pauses sends again, and the next probe taken ends it again.
+    emit({ type: 'restricted', until: null });
+    expect(sessions.sendsPaused(id)).toBe(true);
+    await send('probe-2');
+    emit(taken('probe-2'));
+    expect(sessions.sendsPaused(id)).toBe(false);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted', 'InstanceRestricted', 'InstanceRestrictionLifted']);
+  });
+
+  it('ends nothing with a send handed over before the report, though its receipt comes after it (taken before the refusal)', async () => {
+    await send('taken-before');
+    await send('refused');
+    // The platform took the first and refused the second; the adapter reports the restriction at once and the
+    // receipts once it has mapped their ids back (Baileys), or after a delay (the sandbox).
+    emit({ type: 'restricted', until: null });
+    emit(taken('taken-before'));
+    emit(refused('refused'));
+    expect(sessions.sendsPaused(id)).toBe(true);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted']);
+    // A refused send is no end either, probe or not.
+    await send('refused-probe');
+    emit({ type: 'restricted', until: null });
+    emit(refused('refused-probe'));
+    expect(sessions.sendsPaused(id)).toBe(true);
+    await send('probe');
+    emit(taken('probe'));
+    expect(sessions.sendsPaused(id)).toBe(false);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted']);
+  });
+
+  it('ends a restriction an earlier connection recorded when a send handed over while the log shows it is taken', async () => {
+    await send('in-flight');
+    await send('refused');
+    emit({ type: 'restricted', until: null });
+    emit(refused('refused'));
+    await eventually(
+      async () => registry.stateOf(id)?.restriction,
+      (restriction) => restriction != null,
+    );
+    // A new connection has heard nothing: the log's restriction holds its sends.
+    await connect();
+    expect(sessions.sendsPaused(id)).toBe(true);
+    // The earlier connection's send, reported on this one (the sandbox carries receipts over): handed over before the
+    // restriction was reported, it ends nothing.
+    emit(taken('in-flight'));
+    expect(sessions.sendsPaused(id)).toBe(true);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted']);
+    await send('probe');
+    emit(taken('probe'));
+    expect(sessions.sendsPaused(id)).toBe(false);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted']);
+    await eventually(
+      async () => registry.stateOf(id)?.restriction,
+      (restriction) => restriction === null,
+    );
+  });
+
+  it('records no lifting for a send taken after the platform lifted the restriction, or after its end', async () => {
+    await send('refused');
+    emit({ type: 'restricted', until: null });
+    emit({ type: 'unrestricted' });
+    expect(sessions.sendsPaused(id)).toBe(false);
+    await send('after-lifting');
+    emit(taken('after-lifting'));
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted']);
+
+    const until = Date.now() + 100;
+    emit({ type: 'restricted', until: new Date(until).toISOString() });
+    expect(sessions.sendsPaused(id)).toBe(true);
+    await eventually(
+      async () => sessions.sendsPaused(id),
+      (paused) => !paused,
+    );
+    await send('after-end');
+    emit(taken('after-end'));
+    // Over by its end: the log shows it no longer, and a lifting is recorded only while one holds.
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted', 'InstanceRestricted']);
+    expect(sessions.sendsPaused(id)).toBe(false);
+  });
+});
