@@ -18,7 +18,7 @@ import { sandboxMediaFile } from './sandboxMedia';
 import { SandboxRestrictions } from './sandboxRestrictions';
 import { SentRecords, type SandboxSent } from './sentRecords';
 import { isSandboxGroupOf, PresenceLog, sandboxGroupsOf, type SandboxPresence } from './sandboxChats';
-import type { SandboxOptions } from './sandboxOptions';
+import { sandboxTimingsOf, type SandboxOptions, type SandboxTimings } from './sandboxOptions';
 
 export type { SandboxOptions } from './sandboxOptions';
 export type { SandboxInbound } from './sandboxRef';
@@ -50,23 +50,11 @@ export class SandboxPlatform implements Connector {
   private readonly readMarks = new ReadMarks();
   private readonly restrictions = new SandboxRestrictions();
   private readonly ledger: SandboxLedger;
-  private readonly options: Required<Omit<SandboxOptions, 'now' | 'ledger'>>;
+  private readonly options: SandboxTimings;
   private readonly now: () => Date;
 
   constructor(options: SandboxOptions = {}) {
-    this.options = {
-      qrIntervalMs: options.qrIntervalMs ?? 20_000,
-      qrCount: options.qrCount ?? 5,
-      sentDelayMs: options.sentDelayMs ?? 50,
-      deliveredDelayMs: options.deliveredDelayMs ?? 150,
-      readDelayMs: options.readDelayMs ?? 400,
-    };
-    const { qrIntervalMs, qrCount, sentDelayMs, deliveredDelayMs, readDelayMs } = this.options;
-    if (!(qrIntervalMs > 0)) throw new RangeError(`sandbox qrIntervalMs must be positive, got ${qrIntervalMs}`);
-    if (!Number.isInteger(qrCount) || qrCount < 1) throw new RangeError(`sandbox qrCount must be a positive integer, got ${qrCount}`);
-    for (const [key, value] of Object.entries({ sentDelayMs, deliveredDelayMs, readDelayMs })) {
-      if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`sandbox ${key} must be a finite number >= 0, got ${value}`);
-    }
+    this.options = sandboxTimingsOf(options);
     this.now = options.now ?? (() => new Date());
     this.ledger = options.ledger ?? new MemorySandboxLedger();
   }
