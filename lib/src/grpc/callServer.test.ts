@@ -69,7 +69,7 @@ describe('callStreamServer', () => {
     const byId = new Map(call.written[0]!.items!.map((item) => [item.id, item]));
     expect(definition.SendUsage.responseDeserialize(byId.get(1)!.reply as Buffer)).toMatchObject({ queued: 3, queueMax: 5 });
     expect(byId.get(2)!.error).toEqual({ kind: 'not_found', code: 'instance_not_found', message: 'Instance not found' });
-    expect(byId.get(3)!.error).toMatchObject({ kind: 'internal', code: 'unknown_method' });
+    expect(byId.get(3)!.error).toMatchObject({ kind: 'unavailable', code: 'unknown_method' });
     // The caller ends the stream: it is ended in turn, everything answered.
     call.emit('end');
     await nextTurn();

@@ -1,6 +1,6 @@
 import type { handleBidiStreamingCall, MethodDefinition, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { TurnBatcher } from '../concurrency/turnBatcher';
-import { AppError, unavailable } from '../errors';
+import { unavailable } from '../errors';
 import type { Logger } from '../log';
 import type { CallBatch__Output } from '../generated/wagw/call/v1/CallBatch';
 import type { CallReply } from '../generated/wagw/call/v1/CallReply';
@@ -77,8 +77,10 @@ export const callStreamServer = (definition: ServiceDefinition, handlers: Untype
       const runnable = table.get(name);
       if (draining || ended) return answer({ id, error: toErrorDetail(unavailable(NOT_STARTED, 'The service is restarting; retry')) });
       if (!runnable) {
+        // A caller of another release (a rolling upgrade under way): unavailable here, answered by the next replica or
+        // after the upgrade, so the client retries rather than taking it as a bug of its request.
         logger.error({ method: name }, 'call of an unknown method');
-        return answer({ id, error: toErrorDetail(new AppError('internal', 'unknown_method', `No unary method ${name}`)) });
+        return answer({ id, error: toErrorDetail(unavailable('unknown_method', `This service offers no unary method ${name} (another release?)`)) });
       }
       // A request that does not decode fails like a handler's error (internal), never the whole stream.
       Promise.resolve()

@@ -41,6 +41,9 @@ export const fromServiceError = (error: ServiceError): AppError => {
   switch (error.code) {
     case Status.UNAVAILABLE:
       return new AppError('unavailable', 'service_unavailable', 'A backend service is unreachable', { cause: error });
+    case Status.UNIMPLEMENTED:
+      // The service is of another release than the caller (a rolling upgrade under way): try again later.
+      return new AppError('unavailable', 'unknown_method', 'A backend service does not offer this call (another release?)', { cause: error });
     case Status.DEADLINE_EXCEEDED:
       return new AppError('unavailable', 'service_timeout', 'A backend service did not answer in time', { cause: error });
     default:

@@ -18,31 +18,55 @@ const fakeCall = (): { stream: PassThrough; cancelled: () => boolean; method: ()
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const failureOf = (items: AsyncGenerator<string>): Promise<unknown> =>
+  items.next().then(
+    () => null,
+    (e: unknown) => e,
+  );
+
 describe('callServerStream', () => {
   it('fails as a 503 service_timeout, and cancels the call, when the first item does not come in time', async () => {
     const call = fakeCall();
-    const items = callServerStream(call.method, 'request', 50);
     const started = Date.now();
-    const error = await items.next().then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const error = await failureOf(callServerStream(call.method, 'request', { itemWithinMs: 50 }));
     expect(error).toBeInstanceOf(AppError);
     expect([(error as AppError).kind, (error as AppError).code]).toEqual(['unavailable', 'service_timeout']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
     expect(call.cancelled()).toBe(true);
   });
 
-  it('bounds the first item only: a stream that started may go on as long as it is read', async () => {
+  it('bounds each item while it is waited for, not the time the reader takes between items', async () => {
     const call = fakeCall();
-    const items = callServerStream(call.method, 'request', 50);
+    const items = callServerStream(call.method, 'request', { itemWithinMs: 50 });
     setTimeout(() => call.stream.write('head'), 10);
     expect(await items.next()).toEqual({ done: false, value: 'head' });
-    await sleep(120);
-    call.stream.write('late chunk');
+    await sleep(120); // a slow reader: the stream waits for it
+    call.stream.write('chunk read late');
+    expect(await items.next()).toEqual({ done: false, value: 'chunk read late' });
+    setTimeout(() => call.stream.write('chunk 30 ms later'), 30);
+    expect(await items.next()).toEqual({ done: false, value: 'chunk 30 ms later' });
+    // A stream that stalls once started fails like one that never started.
+    const stalled = await failureOf(items);
+    expect([(stalled as AppError).kind, (stalled as AppError).code]).toEqual(['unavailable', 'service_timeout']);
+    expect(call.cancelled()).toBe(true);
+  });
+
+  it('cancels the call when its reader goes away (the signal), even while an item is waited for', async () => {
+    const call = fakeCall();
+    const gone = new AbortController();
+    const items = callServerStream(call.method, 'request', { signal: gone.signal });
+    setTimeout(() => gone.abort(), 20);
+    const error = await failureOf(items);
+    expect(error).toBeInstanceOf(AppError);
+    expect(call.cancelled()).toBe(true);
+  });
+
+  it('ends with the stream, the call then cancelled as a no-op', async () => {
+    const call = fakeCall();
+    const items = callServerStream(call.method, 'request', { itemWithinMs: 50 });
+    call.stream.write('only');
     call.stream.end();
-    expect(await items.next()).toEqual({ done: false, value: 'late chunk' });
+    expect(await items.next()).toEqual({ done: false, value: 'only' });
     expect(await items.next()).toEqual({ done: true, value: undefined });
-    expect(call.cancelled()).toBe(true); // the finally's cancel of a finished call is a no-op in grpc-js
   });
 });

@@ -4,35 +4,50 @@ import { fromServiceError } from './errors';
 
 type ServerStreamMethod<Req, Res> = (request: Req, options: CallOptions) => ClientReadableStream<Res>;
 
-/**
- * Calls a server-streaming method; the items come as an async iterable, a failure throws an AppError. Breaking off
- * cancels the call. `firstWithinMs` bounds the wait for the first item only (then a 503 `service_timeout`, the call
- * cancelled): a whole-call deadline would cut off a long stream read slowly (a large file to a slow client).
- */
-export async function* callServerStream<Req, Res>(method: ServerStreamMethod<Req, Res>, request: Req, firstWithinMs?: number): AsyncGenerator<Res> {
+export interface ServerStreamOptions {
+  /**
+   * How long each item may take to come while it is waited for (the first: the service's answer; the next: its pace),
+   * else a 503 `service_timeout` and the call cancelled. Time the reader spends between items does not count: a
+   * whole-call deadline would cut off a long stream read slowly (a large file to a slow client).
+   */
+  itemWithinMs?: number;
+  /** Cancels the call (the reader went away); the iteration then ends with an error. */
+  signal?: AbortSignal;
+}
+
+/** Calls a server-streaming method; the items come as an async iterable, a failure throws an AppError. Breaking off cancels the call. */
+export async function* callServerStream<Req, Res>(method: ServerStreamMethod<Req, Res>, request: Req, options: ServerStreamOptions = {}): AsyncGenerator<Res> {
+  const { itemWithinMs, signal } = options;
   const call = method(request, {});
+  const cancel = (): void => void call.cancel();
+  signal?.addEventListener('abort', cancel);
+  if (signal?.aborted) cancel();
   let timedOut = false;
-  let timer =
-    firstWithinMs === undefined
-      ? null
-      : setTimeout(() => {
-          timedOut = true;
-          call.cancel();
-        }, firstWithinMs);
-  const started = (): void => {
+  let timer: NodeJS.Timeout | null = null;
+  const disarm = (): void => {
     if (timer) clearTimeout(timer);
     timer = null;
   };
   try {
-    for await (const item of call) {
-      started();
-      yield item as Res;
+    const items = call[Symbol.asyncIterator]() as AsyncIterator<Res>;
+    for (;;) {
+      if (itemWithinMs !== undefined) {
+        timer = setTimeout(() => {
+          timedOut = true;
+          cancel();
+        }, itemWithinMs);
+      }
+      const next = await items.next();
+      disarm();
+      if (next.done) return;
+      yield next.value;
     }
   } catch (error) {
-    if (timedOut) throw unavailable('service_timeout', 'A backend service did not start its answer in time', error);
+    if (timedOut) throw unavailable('service_timeout', 'A backend service did not answer in time', error);
     throw fromServiceError(error as ServiceError);
   } finally {
-    started();
-    call.cancel();
+    disarm();
+    signal?.removeEventListener('abort', cancel);
+    cancel();
   }
 }

@@ -22,8 +22,9 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
     reset: (account: string, instanceId: string, commandId: string) => calls.call('Reset', { account, instanceId, commandId }, timeoutMs),
     eraseData: (account: string, instanceId: string, commandId: string) => calls.call('EraseData', { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => calls.call('History', request, timeoutMs),
-    /** A deadline for its first chunk only: an export lasts as long as the history is long (and its reader reads). */
-    exportHistory: (request: HistoryRequest) => callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request, timeoutMs),
+    /** Each chunk has the calls' deadline while it is waited for; the export lasts as long as the history is long (and its reader reads). */
+    exportHistory: (request: HistoryRequest, signal?: AbortSignal) =>
+      callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request, { itemWithinMs: timeoutMs, signal }),
     /** Resolves true when a connection to the service can be made within `ms`. */
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {

@@ -35,9 +35,11 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     markRead: (request: MessageRequest) => calls.call('MarkRead', request, timeoutMs),
     /**
      * A received file: its head (type, name, size), then its bytes in chunks; a failure before the head is the call's
-     * error. The head has the calls' deadline (the file is fetched before it comes); the bytes come as they are read.
+     * error. Each part has the calls' deadline while it is waited for (the file is fetched before the head comes);
+     * `signal` cancels the call when the HTTP client goes away.
      */
-    streamMedia: (request: MessageRequest) => callServerStream<MessageRequest, MediaChunkMessage>(client.StreamMedia.bind(client), request, timeoutMs),
+    streamMedia: (request: MessageRequest, signal?: AbortSignal) =>
+      callServerStream<MessageRequest, MediaChunkMessage>(client.StreamMedia.bind(client), request, { itemWithinMs: timeoutMs, signal }),
     sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {

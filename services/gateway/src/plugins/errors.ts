@@ -24,6 +24,9 @@ const FASTIFY_CODES: Record<string, string> = {
 /** Errors answer `{ error, code }`; 5xx details stay in the log. */
 export const registerErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    // A handler that failed after setting a file's headers (a stream that broke before its first byte) still answers
+    // the JSON error: the file's type, length and name go.
+    reply.removeHeader('content-disposition').removeHeader('content-length').type('application/json; charset=utf-8');
     if (error instanceof AppError) {
       const status = HTTP_STATUS[error.kind];
       // 503s (a dependency down or electing: the client retries) are warnings; other 5xx are bugs.

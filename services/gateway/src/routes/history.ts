@@ -83,7 +83,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     },
     async (request, reply) => {
       const { instance_id: id, cursor = 0, types = '', since = '', until = '', message_id: messageId = '' } = request.query;
-      const chunks = instances.exportHistory({ account: request.account, instanceId: id, fromSequence: cursor, limit: 0, types, since, until, messageId });
+      // The call ends with the HTTP exchange: a client that goes away cancels it (and the service's scan).
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const chunks = instances.exportHistory(
+        { account: request.account, instanceId: id, fromSequence: cursor, limit: 0, types, since, until, messageId },
+        gone.signal,
+      );
       // The first chunk is awaited before answering: a bad filter, cursor or instance is a plain 4xx, not a broken stream.
       const first = await chunks.next();
       const lines = async function* (): AsyncGenerator<Buffer | string> {

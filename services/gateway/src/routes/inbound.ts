@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { INBOUND_MESSAGE_ID_PATTERN } from '@wagw/lib';
+import { INBOUND_MESSAGE_ID_PATTERN, unavailable } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
@@ -71,22 +71,34 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     },
     async (request, reply) => {
       const instance = await instances.get(request.account, request.query.instance_id);
-      const chunks = sessions.streamMedia({ instanceId: instance.instanceId, messageId: request.query.message_id });
-      // The head is awaited before answering: no file (404), too large (413) or unavailable (503) is a plain error.
+      // The call ends with the HTTP exchange: a client that goes away cancels it.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const chunks = sessions.streamMedia({ instanceId: instance.instanceId, messageId: request.query.message_id }, gone.signal);
+      // The head and the first bytes are awaited before answering: until then any failure (no file 404, too large 413,
+      // unavailable 503) is a plain error answer. Later, the response is cut off short of its Content-Length, so the
+      // client sees a failed download, never a truncated file.
       const head = await chunks.next();
-      if (head.done) throw new Error('the media stream ended before its head');
+      if (head.done) throw unavailable('media_download_failed', 'The media stream ended before the file; try again');
+      const { size } = head.value;
+      const first = await chunks.next();
+      if (first.done !== (size === 0)) throw unavailable('media_download_failed', 'The media stream does not match the file; try again');
       const bytes = async function* (): AsyncGenerator<Buffer> {
+        let sent = 0;
         try {
-          for (let chunk = await chunks.next(); !chunk.done; chunk = await chunks.next()) yield chunk.value.data;
+          for (let chunk = first; !chunk.done; chunk = await chunks.next()) {
+            sent += chunk.value.data.length;
+            yield chunk.value.data;
+          }
+          if (sent !== size) throw new Error(`the media stream carried ${sent} of ${size} bytes`);
         } finally {
           await chunks.return(undefined);
         }
       };
-      // The typed reply takes the JSON answer's object only; this one is the file. A stream that breaks off ends the
-      // response short of its Content-Length, so the client sees a failed download, never a truncated file.
+      // The typed reply takes the JSON answer's object only; this one is the file.
       return (reply as FastifyReply)
         .type(head.value.mimetype || 'application/octet-stream')
-        .header('content-length', head.value.size)
+        .header('content-length', size)
         .header('content-disposition', contentDisposition(head.value.filename || null))
         .header('x-content-type-options', 'nosniff')
         .send(Readable.from(bytes()));
