@@ -5,7 +5,7 @@ describe('which sends probe a restriction', () => {
     const probes = new SendProbes();
     probes.handed('I1', 'before', false);
     probes.handed('I1', 'refused', false);
-    probes.reported('I1');
+    probes.clear('I1');
     probes.handed('I1', 'after', true);
     expect(probes.settle('I1', 'before')).toBe(false);
     expect(probes.settle('I1', 'refused')).toBe(false);
@@ -15,7 +15,7 @@ describe('which sends probe a restriction', () => {
     expect(probes.settle('I2', 'after')).toBe(false);
 
     probes.handed('I1', 'late', true);
-    probes.over('I1');
+    probes.clear('I1');
     expect(probes.settle('I1', 'late')).toBe(false);
   });
 
@@ -25,7 +25,7 @@ describe('which sends probe a restriction', () => {
     probes.handed('I1', 'probe', true);
     probes.handed('I1', 'next', true);
     // Reported again (a refusal, a new end): the sends handed so far are no probes of it.
-    probes.reported('I1');
+    probes.clear('I1');
     expect(probes.settle('I1', 'free')).toBe(false);
     expect(probes.settle('I1', 'probe')).toBe(false);
     probes.handed('I1', 'after-report', true);
@@ -39,11 +39,11 @@ describe('which sends probe a restriction', () => {
 
   it('forgets the oldest sends whose outcome never came, and a reset instance', () => {
     const probes = new SendProbes();
-    probes.reported('I1');
+    probes.clear('I1');
     for (let i = 0; i <= 1_000; i++) probes.handed('I1', `m${i}`, true);
     expect(probes.settle('I1', 'm0')).toBe(false);
     expect(probes.settle('I1', 'm1')).toBe(true);
-    probes.forget('I1');
+    probes.clear('I1');
     expect(probes.settle('I1', 'm2')).toBe(false);
   });
 });

@@ -42,12 +42,12 @@ export class SendRestrictions {
 
   /** The connection reported a restriction (its end, when WhatsApp named one) or its lifting. */
   heard(session: Session, event: Reported, at: string): void {
+    // Lifted, or reported (again): no send handed over so far proves anything of what holds now.
+    this.probes.clear(session.instanceId);
     if (event.type === 'unrestricted') {
       session.restriction = null;
-      this.probes.over(session.instanceId);
       return;
     }
-    this.probes.reported(session.instanceId);
     session.restriction = { since: Date.parse(at), until: event.until === null ? null : Date.parse(event.until) };
     this.logger.warn({ instanceId: session.instanceId, until: event.until }, 'WhatsApp restricted the account: its sends wait');
   }
@@ -62,13 +62,13 @@ export class SendRestrictions {
     const probe = this.probes.settle(id, event.messageId);
     if (event.status !== 'sent' || !probe || !this.known(id, session, Date.parse(at))) return;
     session.restriction = null;
-    this.probes.over(id);
+    this.probes.clear(id);
     this.facts.connection(id, { type: 'unrestricted' }, session.resets, at);
   }
 
   /** Forgets the instance's sends (it was reset). */
   forget(instanceId: string): void {
-    this.probes.forget(instanceId);
+    this.probes.clear(instanceId);
   }
 
   private known(instanceId: string, session: Session | undefined, now: number): KnownRestriction | null {

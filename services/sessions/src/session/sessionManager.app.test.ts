@@ -182,6 +182,25 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
     );
   });
 
+  it('ends, on the replica that took the instance over, a restriction the log shows, at the first send it takes', async () => {
+    await send('refused');
+    emit({ type: 'restricted', until: null });
+    emit(refused('refused'));
+    await eventually(
+      async () => registry.stateOf(id)?.restriction,
+      (restriction) => restriction != null,
+    );
+    // This replica dies; another, which has heard nothing of the instance, holds it now.
+    await sessions.closeAll();
+    sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
+    await connect();
+    expect(sessions.sendsPaused(id)).toBe(true);
+    await send('first-here');
+    emit(taken('first-here'));
+    expect(sessions.sendsPaused(id)).toBe(false);
+    expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted']);
+  });
+
   it('records no lifting for a send taken after the platform lifted the restriction, or after its end', async () => {
     await send('refused');
     emit({ type: 'restricted', until: null });

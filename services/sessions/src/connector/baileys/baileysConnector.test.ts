@@ -508,7 +508,7 @@ describe('the baileys connector', () => {
       { type: 'receipt', messageId: 'msg-1', status: 'failed', reason: 'account_restricted' },
     ]);
     expect(last().timelockQueries).toBe(1);
-    const until = new Date('2026-12-01T00:00:00.000Z');
+    const until = new Date(Date.now() + 86_400_000); // ahead: a refusal reports the end named last while it is
     last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
     last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
     last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
@@ -518,7 +518,7 @@ describe('the baileys connector', () => {
       { type: 'unrestricted' },
     ]);
     // Restricted again by a 463, then a send WhatsApp takes: only its receipt says so (the session concludes the
-    // restriction is over); a later 463 is reported afresh, and a lifting then is news again.
+    // restriction is over); a lifting WhatsApp pushes after it is still reported.
     await connection.send(message({ messageId: 'msg-2' }));
     last().ack({ id: waMessageIdFor('msg-2'), error: '463' });
     await connection.send(message({ messageId: 'msg-3' }));
@@ -529,16 +529,19 @@ describe('the baileys connector', () => {
       { type: 'receipt', messageId: 'msg-2', status: 'failed', reason: 'account_restricted' },
       { type: 'receipt', messageId: 'msg-3', status: 'sent' },
     ]);
-    // A lifting after the taken send is no news: nothing was reported since.
     last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
-    await connection.send(message({ messageId: 'msg-4' }));
-    last().ack({ id: waMessageIdFor('msg-4'), error: '463' });
-    last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
+    expect(events.at(-1)).toEqual({ type: 'unrestricted' });
+    // Every refusal is reported, with the end named last while it is ahead (a refused probe pauses the sends again).
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: until } });
+    for (const id of ['msg-4', 'msg-5']) {
+      await connection.send(message({ messageId: id }));
+      last().ack({ id: waMessageIdFor(id), error: '463' });
+    }
     await settle();
-    expect(events.slice(-3)).toEqual([
-      { type: 'restricted', until: null },
-      { type: 'unrestricted' },
-      { type: 'receipt', messageId: 'msg-4', status: 'failed', reason: 'account_restricted' },
+    expect(events.filter((e) => e.type === 'restricted').slice(-3)).toEqual([
+      { type: 'restricted', until: until.toISOString() },
+      { type: 'restricted', until: until.toISOString() },
+      { type: 'restricted', until: until.toISOString() },
     ]);
     expect(events.filter((e) => e.type === 'unrestricted')).toHaveLength(2);
   });

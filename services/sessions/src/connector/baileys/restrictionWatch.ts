@@ -9,12 +9,13 @@ type Timelock = NonNullable<ConnectionState['reachoutTimeLock']>;
 /**
  * What WhatsApp says of restrictions of the account's sends, as one connection hears it: a send answered 463 (Baileys
  * neither retries nor reports it beyond the failed message), and WhatsApp's reach-out timelock (asked for after a 463,
- * and pushed as a notification when it is set or lifted: it names the end). Reports `restricted` when a restriction
- * starts or its end changes, `unrestricted` when WhatsApp lifts one reported. That a send taken again ends a
- * restriction is the session's to conclude (`SendRestrictions`), from the send's `sent` receipt.
+ * and pushed as a notification when it is set or lifted: it names the end). Reports `restricted` at every refusal
+ * (with the end named last, while it is ahead) and when the end changes, `unrestricted` when WhatsApp lifts one
+ * reported. That a send taken again ends a restriction is the session's to conclude (`SendRestrictions`), from the
+ * send's `sent` receipt; a send taken says nothing here, so a lifting WhatsApp pushes later is still reported.
  */
 export class RestrictionWatch {
-  /** The end reported last (null: unknown), or undefined while none was reported since WhatsApp last took a send. */
+  /** The end reported last (null: unknown), or undefined while none was reported, or since it was lifted. */
   private reported: string | null | undefined = undefined;
 
   constructor(
@@ -23,16 +24,12 @@ export class RestrictionWatch {
   ) {}
 
   onAck(sock: WaSocket, { attrs }: BinaryNode): void {
-    if (attrs.error === ACCOUNT_RESTRICTED_CODE) {
-      if (this.reported === undefined) this.restricted(null);
-      // WhatsApp Web asks for the timelock to show when sending is possible again.
-      sock.fetchAccountReachoutTimelock().catch((error: unknown) => this.logger.warn({ err: error }, 'asking WhatsApp when the restriction ends failed'));
-    } else if (!attrs.error) {
-      // A send taken ends the run of refusals reported, so the next 463 is reported again: whether the taken send ended
-      // the restriction is the session's call, not seen from here (the decider records a restriction once while it
-      // holds). Nothing to report now: the send's `sent` receipt says it was taken.
-      this.reported = undefined;
-    }
+    if (attrs.error !== ACCOUNT_RESTRICTED_CODE) return;
+    // Every refusal: a refused probe starts the session's pause again (the decider records a restriction once while it
+    // holds, so repeats are no news in the log).
+    this.restricted(this.reported && Date.parse(this.reported) > Date.now() ? this.reported : null);
+    // WhatsApp Web asks for the timelock to show when sending is possible again.
+    sock.fetchAccountReachoutTimelock().catch((error: unknown) => this.logger.warn({ err: error }, 'asking WhatsApp when the restriction ends failed'));
   }
 
   onTimelock({ isActive, timeEnforcementEnds }: Timelock): void {
