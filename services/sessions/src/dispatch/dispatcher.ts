@@ -87,7 +87,10 @@ export class Dispatcher {
     queue.onQueued((instanceId) => this.sweeper.refill(instanceId));
   }
 
-  /** Queued sends are failed here only for instances `predicate` names (this replica holds their lease, or nobody does). */
+  /**
+   * Queued sends are failed here only for instances `predicate` names (this replica holds their lease, or nobody does
+   * and it holds the unheld-sends lease).
+   */
   decideFor(predicate: (instanceId: string) => boolean): void {
     this.sweeper.decideFor(predicate);
   }

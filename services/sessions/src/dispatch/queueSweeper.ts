@@ -37,7 +37,7 @@ export const LANE_WINDOW = 4;
  * shows a new send or one went out (`refill`), it reads the oldest queued sends of instances connected on this
  * replica into their lane, a few at a time (`LANE_WINDOW`); every `everyMs` it also fails the ones that can no longer
  * go out (reset, logged out, past the TTL) for instances this replica decides for (`decidesFor`: it holds their
- * lease, or nobody does).
+ * lease, or nobody does and it holds the unheld-sends lease, `UnheldSendsDecider`).
  */
 export class QueueSweeper {
   private timer: NodeJS.Timeout | null = null;

@@ -12,6 +12,11 @@ export const UNHELD_SENDS_LEASE = 'unheld-sends';
  */
 export class UnheldSendsDecider {
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  /** The claim under way: one at a time, and a stop waits for it (else it could take the lease after the stop). */
+  private claiming: Promise<void> | null = null;
+  /** A failing claim is logged once, not every `claimEveryMs` on every replica while NATS is away. */
+  private failing = false;
 
   private constructor(
     private readonly ownership: Ownership,
@@ -39,15 +44,29 @@ export class UnheldSendsDecider {
 
   /** Gives the lease up, so another replica takes it at its next claim. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.claiming;
     await this.ownership.stop();
   }
 
-  private async claim(): Promise<void> {
-    if (this.decides()) return;
-    await this.ownership
+  private claim(): Promise<void> {
+    if (this.stopped || this.decides()) return Promise.resolve();
+    this.claiming ??= this.ownership
       .acquire(UNHELD_SENDS_LEASE)
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'taking the unheld-sends lease failed; retrying'));
+      .then(
+        () => {
+          this.failing = false;
+        },
+        (error: unknown) => {
+          if (!this.failing) this.logger.warn({ err: error }, 'taking the unheld-sends lease failed; retrying');
+          this.failing = true;
+        },
+      )
+      .finally(() => {
+        this.claiming = null;
+      });
+    return this.claiming;
   }
 }
