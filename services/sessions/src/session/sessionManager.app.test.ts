@@ -71,7 +71,7 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
     registry.start();
     facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
     connector = new ScriptedConnector();
-    sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
+    sessions = newManager();
     id = `RESTRICT${++n}`;
     const now = new Date().toISOString();
     const events: InstanceEvent[] = [
@@ -91,6 +91,14 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
     await registry.stop();
   });
 
+  const newManager = (): SessionManager =>
+    new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
+  /** The platform refuses a send: the connection reports the restriction, then the send's receipt. */
+  const refusedWithRestriction = async (messageId: string): Promise<void> => {
+    await send(messageId);
+    emit({ type: 'restricted', until: null });
+    emit(refused(messageId));
+  };
   /** A new connection of the instance, connected: it has heard nothing of a restriction yet. */
   const connect = async (): Promise<void> => {
     await sessions.reconnect(id);
@@ -112,9 +120,7 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
   const restrictionEvents = async (): Promise<string[]> => (await recorded()).filter((type) => type.startsWith('InstanceRestrict'));
 
   it('ends a restriction the connection reported when a send handed over after the report is taken', async () => {
-    await send('refused');
-    emit({ type: 'restricted', until: null });
-    emit(refused('refused'));
+    await refusedWithRestriction('refused');
     expect(sessions.sendsPaused(id)).toBe(true);
     expect(await restrictionEvents()).toEqual(['InstanceRestricted']);
 
@@ -145,9 +151,7 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
     expect(sessions.sendsPaused(id)).toBe(true);
     expect(await restrictionEvents()).toEqual(['InstanceRestricted']);
     // A refused send is no end either, probe or not.
-    await send('refused-probe');
-    emit({ type: 'restricted', until: null });
-    emit(refused('refused-probe'));
+    await refusedWithRestriction('refused-probe');
     expect(sessions.sendsPaused(id)).toBe(true);
     await send('probe');
     emit(taken('probe'));
@@ -157,9 +161,7 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
 
   it('ends a restriction an earlier connection recorded when a send handed over while the log shows it is taken', async () => {
     await send('in-flight');
-    await send('refused');
-    emit({ type: 'restricted', until: null });
-    emit(refused('refused'));
+    await refusedWithRestriction('refused');
     await eventually(
       async () => registry.stateOf(id)?.restriction,
       (restriction) => restriction != null,
@@ -183,16 +185,14 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
   });
 
   it('ends, on the replica that took the instance over, a restriction the log shows, at the first send it takes', async () => {
-    await send('refused');
-    emit({ type: 'restricted', until: null });
-    emit(refused('refused'));
+    await refusedWithRestriction('refused');
     await eventually(
       async () => registry.stateOf(id)?.restriction,
       (restriction) => restriction != null,
     );
     // This replica dies; another, which has heard nothing of the instance, holds it now.
     await sessions.closeAll();
-    sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
+    sessions = newManager();
     await connect();
     expect(sessions.sendsPaused(id)).toBe(true);
     await send('first-here');
