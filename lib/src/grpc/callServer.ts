@@ -79,7 +79,7 @@ export const callStreamServer = (definition: ServiceDefinition, handlers: Untype
       if (!runnable) {
         // A caller of another release (a rolling upgrade under way): unavailable here, answered by the next replica or
         // after the upgrade, so the client retries rather than taking it as a bug of its request.
-        logger.error({ method: name }, 'call of an unknown method');
+        logger.warn({ method: name }, 'call of an unknown method');
         return answer({ id, error: toErrorDetail(unavailable('unknown_method', `This service offers no unary method ${name} (another release?)`)) });
       }
       // A request that does not decode fails like a handler's error (internal), never the whole stream.

@@ -15,7 +15,10 @@ export interface ServerStreamOptions {
   signal?: AbortSignal;
 }
 
-/** Calls a server-streaming method; the items come as an async iterable, a failure throws an AppError. Breaking off cancels the call. */
+/**
+ * Calls a server-streaming method; the items come as an async iterable, a failure throws an AppError. Breaking off
+ * (`return()`) cancels the call once the item awaited settles, which `itemWithinMs` and `signal` bound.
+ */
 export async function* callServerStream<Req, Res>(method: ServerStreamMethod<Req, Res>, request: Req, options: ServerStreamOptions = {}): AsyncGenerator<Res> {
   const { itemWithinMs, signal } = options;
   const call = method(request, {});
@@ -44,6 +47,8 @@ export async function* callServerStream<Req, Res>(method: ServerStreamMethod<Req
     }
   } catch (error) {
     if (timedOut) throw unavailable('service_timeout', 'A backend service did not answer in time', error);
+    // Cancelled by our own reader leaving: no fault of the service's (a 503 nobody receives, not a 500 in the log).
+    if (signal?.aborted) throw unavailable('client_gone', 'The reader went away', error);
     throw fromServiceError(error as ServiceError);
   } finally {
     disarm();

@@ -70,10 +70,10 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       },
     },
     async (request, reply) => {
-      const instance = await instances.get(request.account, request.query.instance_id);
       // The call ends with the HTTP exchange: a client that goes away cancels it.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
+      const instance = await instances.get(request.account, request.query.instance_id);
       const chunks = sessions.streamMedia({ instanceId: instance.instanceId, messageId: request.query.message_id }, gone.signal);
       // The head and the first bytes are awaited before answering: until then any failure (no file 404, too large 413,
       // unavailable 503) is a plain error answer. Later, the response is cut off short of its Content-Length, so the

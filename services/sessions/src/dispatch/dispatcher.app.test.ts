@@ -158,6 +158,28 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     expect(sent.map((m) => m.text).sort()).toEqual(['first', 'second']);
   });
 
+  it('holds a send back when the account is restricted during its pacing gap (a refusal of the send before it)', async () => {
+    await givenLinked();
+    await goOnline();
+    await accept('m1', 'first');
+    await accept('m2', 'second');
+    dispatcher.start();
+    await eventually(
+      async () => platform.sent(id).length,
+      (n) => n === 1,
+      5_000,
+    );
+    paused.add(id); // m2 is in the lane, waiting out the pacing gap
+    await new Promise((resolve) => setTimeout(resolve, PACING_MS * 2));
+    expect(platform.sent(id).map((m) => m.text)).toEqual(['first']);
+    paused.delete(id);
+    await eventually(
+      async () => platform.sent(id).length,
+      (n) => n === 2,
+      5_000,
+    );
+  });
+
   it('fails a send accepted before a reset, and sends nothing', async () => {
     await givenLinked();
     await accept('m1', 'before the reset');

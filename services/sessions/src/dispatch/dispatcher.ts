@@ -170,6 +170,8 @@ export class Dispatcher {
       }
       const outbound = await outboundOf(this.events, instanceId, accepted, media);
       if (typingMs > 0) await this.type(connection, to, typingMs);
+      // A refusal (463) may have come during the pacing gap, the typing or the media fetch: the account's sends wait.
+      if (this.sessions.sendsPaused(instanceId)) return 'waiting';
       this.sessions.sending(instanceId, messageId, to);
       await connection.send(outbound);
       this.lastSend.set(instanceId, Date.now());

@@ -33,6 +33,7 @@ export class UnheldSendsDecider {
   async start(): Promise<void> {
     await this.ownership.start();
     await this.claim();
+    if (this.stopped) return;
     this.timer = setInterval(() => void this.claim(), this.claimEveryMs);
     this.timer.unref();
   }

@@ -544,6 +544,17 @@ describe('the baileys connector', () => {
       { type: 'restricted', until: until.toISOString() },
     ]);
     expect(events.filter((e) => e.type === 'unrestricted')).toHaveLength(2);
+    // An end WhatsApp names that is past on this clock is no end: the restriction reported holds, not reported twice.
+    const restrictedBefore = events.filter((e) => e.type === 'restricted').length;
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: new Date(Date.now() - 1_000) } });
+    await connection.send(message({ messageId: 'msg-6' }));
+    last().ack({ id: waMessageIdFor('msg-6'), error: '463' });
+    last().emit('connection.update', { reachoutTimeLock: { isActive: true, timeEnforcementEnds: new Date(Date.now() - 1_000) } });
+    await settle();
+    expect(events.filter((e) => e.type === 'restricted').slice(restrictedBefore)).toEqual([
+      { type: 'restricted', until: null },
+      { type: 'restricted', until: null },
+    ]);
   });
 
   it('marks a received message read with the key it came with (its chat as WhatsApp named it), only while connected', async () => {

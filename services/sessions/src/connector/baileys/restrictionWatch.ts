@@ -37,7 +37,8 @@ export class RestrictionWatch {
       if (this.reported !== undefined) this.lifted();
       return;
     }
-    const until = timeEnforcementEnds && !Number.isNaN(timeEnforcementEnds.getTime()) ? timeEnforcementEnds.toISOString() : null;
+    // An end already past on this clock is no end: the account is restricted now, until WhatsApp says otherwise.
+    const until = timeEnforcementEnds && timeEnforcementEnds.getTime() > Date.now() ? timeEnforcementEnds.toISOString() : null;
     if (until !== this.reported) this.restricted(until);
   }
 
