@@ -164,25 +164,33 @@ describe('AUTO_MARK_READ on the sandbox connector', () => {
   });
 });
 
-describe('received files larger than one gRPC message', () => {
+describe('received files larger than one gRPC message, one at a time (MEDIA_DOWNLOADS_MAX=1)', () => {
+  const SIZE = 6_000_000;
+  /** Larger than every buffer between the sessions service and a reader that stopped (sockets, HTTP/2 windows). */
+  const LARGE = 30_000_000;
   let stack: TestStack;
+  const urls: string[] = [];
   beforeAll(async () => {
-    stack = await startStack({}, true, { mediaDownloadMaxBytes: 8 * 1024 * 1024 });
+    stack = await startStack({}, true, { mediaDownloadMaxBytes: 32 * 1024 * 1024, mediaDownloadsMax: 1 });
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    await linkInSandbox(stack, id, '4915100000107');
+    for (const size of [SIZE, LARGE]) {
+      expect((await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4917612345678&media=document&media_size=${size}`)).status).toBe(200);
+    }
+    const received = await eventually(
+      async () => ((await stack.call(`/v1/history?instance_id=${id}&types=MessageReceived`)).body.events as HistoryEvent[]) ?? [],
+      (events) => events.length === 2,
+    );
+    for (const event of received) urls.push(`${stack.baseUrl}/v1/media?instance_id=${id}&message_id=${event.data.message_id as string}`);
   }, 60_000);
   afterAll(() => stack.close());
 
+  /** The 6 MB file (0) or the 30 MB one (1). */
+  const download = (file = 0) => fetch(urls[file]!, { headers: { authorization: `Bearer ${stack.token()}` } });
+
   it('serves a 6 MB document whole and byte for byte (it travels in 64 KiB chunks, over the 4 MiB gRPC message default)', async () => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    await linkInSandbox(stack, id, '4915100000107');
-    const size = 6_000_000;
-    expect((await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4917612345678&media=document&media_size=${size}`)).status).toBe(200);
-    const [received] = await eventually(
-      async () => ((await stack.call(`/v1/history?instance_id=${id}&types=MessageReceived`)).body.events as HistoryEvent[]) ?? [],
-      (events) => events.length === 1,
-    );
-    const file = await fetch(`${stack.baseUrl}/v1/media?instance_id=${id}&message_id=${received!.data.message_id as string}`, {
-      headers: { authorization: `Bearer ${stack.token()}` },
-    });
+    const size = SIZE;
+    const file = await download();
     expect([file.status, file.headers.get('content-type'), file.headers.get('content-length')]).toEqual([200, 'application/pdf', String(size)]);
     const body = Buffer.from(await file.arrayBuffer());
     // The sandbox makes the file from a seed it writes after the header: the same file, made here, must match.
@@ -194,5 +202,22 @@ describe('received files larger than one gRPC message', () => {
     const expected = sandboxMediaFile({ kind: 'document', size, seed }, size).data;
     expect(body.length).toBe(size);
     expect(body.equals(expected)).toBe(true);
+  });
+
+  it('answers 429 media_downloads_busy while a slow reader holds the only slot, and serves again once it is done', async () => {
+    const slow = await download(1);
+    expect(slow.status).toBe(200);
+    const reader = slow.body!.getReader();
+    await reader.read(); // reads a little, then stops: the stream waits for it
+    const busy = await download();
+    expect([busy.status, ((await busy.json()) as { code: string }).code]).toEqual([429, 'media_downloads_busy']);
+    let received = 0;
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += (chunk.value as Uint8Array).length;
+    expect(received).toBeGreaterThan(LARGE / 2);
+    const again = await eventually(
+      () => download(),
+      (r) => r.status === 200,
+    );
+    expect((await again.arrayBuffer()).byteLength).toBe(SIZE);
   });
 });

@@ -74,6 +74,7 @@ export const testSessionsConfig = (natsUrl: string, overrides: Partial<SessionsC
   mediaMaxBytes: 1024 * 1024,
   mediaTimeoutMs: 1_000,
   mediaDownloadMaxBytes: 1024 * 1024,
+  mediaDownloadsMax: 16,
   autoMarkRead: false,
   restrictedPauseMs: 3_600_000,
   allowPrivateNetworks: true,

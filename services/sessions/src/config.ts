@@ -26,6 +26,8 @@ export interface SessionsConfig extends NatsSettings {
   mediaMaxBytes: number;
   /** The largest received file GET /v1/media hands out, decrypted (MEDIA_DOWNLOAD_MAX_BYTES); larger ones answer 413. */
   mediaDownloadMaxBytes: number;
+  /** How many received files one replica downloads or streams at once (MEDIA_DOWNLOADS_MAX); beyond, 429. */
+  mediaDownloadsMax: number;
   /**
    * Send a read receipt for every inbound message as it arrives (AUTO_MARK_READ, default off). A deployment-wide
    * switch: blue ticks tell contacts a machine reads them, which is a choice of the operator's use case, not per call.
@@ -76,6 +78,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
     mediaDownloadMaxBytes: mediaDownloadCap(envInt(env, 'MEDIA_DOWNLOAD_MAX_BYTES', 16 * 1024 * 1024)),
+    mediaDownloadsMax: envInt(env, 'MEDIA_DOWNLOADS_MAX', 16),
     autoMarkRead: envBool(env, 'AUTO_MARK_READ', false),
     restrictedPauseMs: envInt(env, 'SEND_RESTRICTED_PAUSE_MS', 3_600_000),
     allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),

@@ -22,6 +22,7 @@ import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
 import { Dispatcher } from './dispatch/dispatcher';
 import { UnheldSendsDecider } from './dispatch/unheldSends';
 import { sessionsHandlers } from './grpc/sessionsHandlers';
+import { DownloadSlots } from './inbound/downloadSlots';
 import { downloadInboundMedia } from './inbound/inboundOps';
 import { InboundRefStore } from './inbound/inboundRefs';
 import { createMediaFetcher } from './media/mediaFetcher';
@@ -116,12 +117,16 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       ledger,
       quotas: config.sendQuotas,
     });
+    const downloads = new DownloadSlots(config.mediaDownloadsMax);
     const grpc = await startGrpcServer(
       loadSessionsProto().Sessions.service,
       sessionsHandlers(
         owner,
         messages,
-        { getMedia: (instanceId, messageId) => downloadInboundMedia(refs, connector, instanceId, messageId, config.mediaDownloadMaxBytes, logger) },
+        {
+          reserve: () => downloads.take(),
+          getMedia: (instanceId, messageId) => downloadInboundMedia(refs, connector, instanceId, messageId, config.mediaDownloadMaxBytes, logger),
+        },
         config.qrWaitMs,
         logger,
       ),

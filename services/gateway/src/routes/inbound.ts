@@ -60,7 +60,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         operationId: 'getMedia',
         summary: "A received message's media, decrypted",
         description:
-          'The file of a received image, video, audio, document or sticker (message.received says `media` and its `url`), fetched from WhatsApp and decrypted: the body is the file, `Content-Type` its type, `Content-Disposition` its file name when the sender gave one. Files over the download cap (MEDIA_DOWNLOAD_MAX_BYTES, 16 MiB by default) answer 413 `media_too_large`; a text message 404 `no_media`; a file WhatsApp no longer keeps (they expire after some weeks) 404 `media_expired`.',
+          'The file of a received image, video, audio, document or sticker (message.received says `media` and its `url`), fetched from WhatsApp and decrypted: the body is the file, `Content-Type` its type, `Content-Disposition` its file name when the sender gave one. Files over the download cap (MEDIA_DOWNLOAD_MAX_BYTES, 16 MiB by default) answer 413 `media_too_large`; a text message 404 `no_media`; a file WhatsApp no longer keeps (they expire after some weeks) 404 `media_expired`; while MEDIA_DOWNLOADS_MAX files are being downloaded from the sessions replica, 429 `media_downloads_busy` (retry).',
         querystring: MessageQuery,
         // The file is sent as it is (no serializer); the schema documents it in the OpenAPI document.
         response: {

@@ -20,6 +20,8 @@ import { sendCommandOf } from './sendCommand';
 
 /** What any replica answers about received messages (no connection needed). */
 export interface InboundMediaOps {
+  /** One of the files this replica may hold at once, or a 429 when none is free; the function returned gives it back. */
+  reserve(): () => void;
   getMedia(instanceId: string, messageId: string): Promise<MediaDownload>;
 }
 
@@ -102,8 +104,15 @@ export const sessionsHandlers = (
   StreamMedia: serverStreamHandler(logger, 'StreamMedia', async (r) => {
     assertInstanceId(r.instanceId);
     assertInboundMessageId(r.messageId);
-    // Fetched and checked whole first (WhatsApp's MAC covers the whole file): a failure is the call's status.
-    return { frames: mediaChunks(await inbound.getMedia(r.instanceId, r.messageId)), close: async () => undefined };
+    // Fetched and checked whole first (WhatsApp's MAC covers the whole file): a failure is the call's status. The file
+    // holds its slot until the stream ends (its reader done, gone or failed).
+    const release = inbound.reserve();
+    try {
+      return { frames: mediaChunks(await inbound.getMedia(r.instanceId, r.messageId)), close: async () => release() };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }),
   SendUsage: unaryHandler(logger, 'SendUsage', async (r) => {
     assertInstanceId(r.instanceId);
