@@ -33,6 +33,41 @@ describe('keys: instance tokens with scopes, revocation on every replica', () =>
     expect([send.response.status, send.error]).toEqual([403, { error: expect.stringContaining('send scope'), code: 'insufficient_scope' }]);
   });
 
+  it('holds a POST to the instance its body names too: a token for A cannot act on B by naming A in the query', async () => {
+    const sender = stack.token('acme', { instanceId: a, scopes: ['send', 'manage'] });
+    const post = (path: string, body: Record<string, unknown>) =>
+      fetch(`${stack.baseUrl}/v1${path}?instance_id=${a}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sender}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const send = await post('/send', { instance_id: b, number: '4917612345678', type: 'text', message: 'not yours' });
+    expect([send.status, ((await send.json()) as { code: string }).code]).toEqual([404, 'instance_not_found']);
+    const erase = await post('/erase_instance_data', { instance_id: b });
+    expect([erase.status, ((await erase.json()) as { code: string }).code]).toEqual([404, 'instance_not_found']);
+    const history = await stack.client().GET('/history', { params: { query: { instance_id: b } } });
+    expect(history.data!.events.map((e) => e.type)).toEqual(['InstanceCreated']);
+  });
+
+  it("streams an instance token only its instance's live events, though it names none", async () => {
+    const reader = stack.token('acme', { instanceId: a, scopes: ['read'] });
+    const gone = new AbortController();
+    const response = await fetch(`${stack.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${reader}` }, signal: gone.signal });
+    expect(response.status).toBe(200);
+    const body = response.body!.getReader();
+    // B first, then A: when A's event arrives, B's would have arrived before it.
+    await stack.client().GET('/reset_instance', { params: { query: { instance_id: b } } });
+    await stack.client().GET('/reset_instance', { params: { query: { instance_id: a } } });
+    let text = '';
+    for (let i = 0; i < 50 && !text.includes(`"instance_id":"${a}"`); i++) {
+      const chunk = await Promise.race([body.read(), sleep(100).then(() => null)]);
+      if (chunk && !chunk.done) text += Buffer.from(chunk.value as Uint8Array).toString('utf8');
+    }
+    gone.abort();
+    expect(text).toContain(`"instance_id":"${a}"`);
+    expect(text).not.toContain(`"instance_id":"${b}"`);
+  });
+
   it('refuses account routes to an instance token with 403 account_token_required', async () => {
     const manager = stack.client({ token: stack.token('acme', { instanceId: a, scopes: ['send', 'read', 'manage'] }) });
     for (const path of ['/create_instance', '/list_instances'] as const) {
@@ -61,11 +96,19 @@ describe('keys: instance tokens with scopes, revocation on every replica', () =>
     expect(ms).toBeLessThan(1_000);
   });
 
-  it("cannot revoke another account's token, and refuses a malformed token id with 400", async () => {
+  it("cannot revoke another account's token, nor undo its revocation, and refuses a malformed token id with 400", async () => {
     const token = stack.token('acme');
     await stack.client({ account: 'mallory' }).GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
     await sleep(200);
     expect((await stack.client({ token }).GET('/list_instances')).response.status).toBe(200);
+    // Revoked by its account, then "revoked" again by another one (the id is readable in the token): still revoked.
+    await stack.client().GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
+    await stack.client({ account: 'mallory' }).GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
+    await sleep(200);
+    for (const base of [stack.baseUrl, `http://127.0.0.1:${second.port}`]) {
+      const r = await fetch(`${base}/v1/list_instances`, { headers: { authorization: `Bearer ${token}` } });
+      expect([base, r.status]).toEqual([base, 401]);
+    }
     const bad = await stack.client().GET('/revoke_token', { params: { query: { token_id: 'nope' } } });
     expect([bad.response.status, bad.error?.code]).toEqual([400, 'invalid_request']);
   });

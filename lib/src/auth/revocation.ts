@@ -10,11 +10,23 @@ export const assertTokenId = (tokenId: string): void => {
 };
 
 /**
- * Records that the account revoked one of its tokens: key = token id, value = the account (a revocation counts only
- * for the account it names, so no account can revoke another's tokens). Gateways watch the bucket.
+ * A revocation's KV key: the token id and the account that revoked it (base64url: KV keys take no `@`). Keyed by the
+ * id alone, with the account as the value, another account's revocation of the same id replaced it, and the token
+ * counted as not revoked again: anyone holding a revoked token (its id is in it) and an account of their own could
+ * restore it.
  */
+export const revocationKey = (account: string, tokenId: string): string => `${tokenId}.${Buffer.from(account, 'utf8').toString('base64url')}`;
+
+/** The token id and account a revocation's key and value name; a key of the first format (the id alone) has the account as its value. */
+export const revocationOf = (key: string, value: string): { tokenId: string; account: string } => {
+  const dot = key.indexOf('.');
+  if (dot < 0) return { tokenId: key, account: value };
+  return { tokenId: key.slice(0, dot), account: Buffer.from(key.slice(dot + 1), 'base64url').toString('utf8') };
+};
+
+/** Records that the account revoked one of its tokens (a revocation counts only for the account it names). Gateways watch the bucket. */
 export const storeRevocation = async (nats: NatsHandle, account: string, tokenId: string): Promise<void> => {
   assertTokenId(tokenId);
   const kv = await openKvBucket(nats, BUCKETS.revokedTokens);
-  await nats.whileConnected(() => kv.put(tokenId, account));
+  await nats.whileConnected(() => kv.put(revocationKey(account, tokenId), account));
 };

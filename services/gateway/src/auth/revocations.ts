@@ -1,4 +1,4 @@
-import { BUCKETS, openKvBucket, storeRevocation, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
+import { BUCKETS, openKvBucket, revocationOf, storeRevocation, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
 
 /** How long start-up waits for the list of revoked tokens before serving anyway (and logging that it did). */
 const LOAD_TIMEOUT_MS = 5_000;
@@ -19,22 +19,28 @@ export const noRevocations: Revocations = {
   close: () => undefined,
 };
 
+/** One revocation as kept in memory: the token id and the account that revoked it. */
+const revokedKey = (tokenId: string, account: string): string => `${tokenId}\u0000${account}`;
+
 /**
- * Revoked token ids in the KV bucket `revoked_tokens` (key: token id, value: its account), watched by every gateway
- * replica into memory, so a request checks a Map, never NATS. A revocation counts only for the account it names:
- * an account can revoke its own tokens, never another's.
+ * Revoked token ids in the KV bucket `revoked_tokens` (`revocationKey`: token id and account; value: the account),
+ * watched by every gateway replica into memory, so a request checks a Set, never NATS. A revocation counts only for
+ * the account it names: an account can revoke its own tokens, never another's, nor undo another's revocation.
+ * Entries of the first format (key: the token id alone) are still read; they only add (a later value written by
+ * another account does not take the first one's revocation away from a replica that saw it).
  */
 export const openRevocations = async (nats: NatsHandle, logger: Logger): Promise<Revocations> => {
   const kv = await openKvBucket(nats, BUCKETS.revokedTokens);
-  const revoked = new Map<string, string>();
+  const revoked = new Set<string>();
   const stored = (await kv.status()).values;
   const watch = await kv.watch({ key: '>' });
   const loaded = new Promise<void>((resolve) => {
     if (stored === 0) resolve();
     void (async () => {
       for await (const entry of watch) {
-        if (entry.operation === 'PUT') revoked.set(entry.key, entry.string());
-        else revoked.delete(entry.key);
+        const { tokenId, account } = revocationOf(entry.key, entry.operation === 'PUT' ? entry.string() : '');
+        if (entry.operation === 'PUT') revoked.add(revokedKey(tokenId, account));
+        else if (entry.key.includes('.')) revoked.delete(revokedKey(tokenId, account));
         if (entry.isUpdate) resolve();
       }
     })().catch((error: unknown) => logger.warn({ err: error }, 'watching revoked tokens stopped'));
@@ -44,10 +50,10 @@ export const openRevocations = async (nats: NatsHandle, logger: Logger): Promise
   if (await Promise.race([loaded.then(() => false), timedOut])) logger.warn('serving before every revoked token was loaded');
   clearTimeout(timer);
   return {
-    isRevoked: ({ tokenId, account }) => tokenId !== '' && revoked.get(tokenId) === account,
+    isRevoked: ({ tokenId, account }) => tokenId !== '' && revoked.has(revokedKey(tokenId, account)),
     revoke: async (account, tokenId) => {
       await storeRevocation(nats, account, tokenId);
-      revoked.set(tokenId, account);
+      revoked.add(revokedKey(tokenId, account));
     },
     close: () => watch.stop(),
   };

@@ -23,8 +23,15 @@ const ACCOUNT_ROUTES = new Set(['/v1/create_instance', '/v1/list_instances', '/v
 
 const forbidden = (code: string, message: string): AppError => new AppError('permission_denied', code, message);
 
-const instanceIdOf = (request: FastifyRequest): unknown =>
-  (request.query as Record<string, unknown> | undefined)?.instance_id ?? (request.body as Record<string, unknown> | undefined)?.instance_id;
+/**
+ * Every instance id the request names, in its query and in its body: a route reads one or the other (a POST its
+ * body), so both must be the token's. Checking only the first found let `POST /send?instance_id=A` with a body
+ * naming B send from B with a token for A.
+ */
+const instanceIdsOf = (request: FastifyRequest): unknown[] =>
+  [(request.query as Record<string, unknown> | undefined)?.instance_id, (request.body as Record<string, unknown> | undefined)?.instance_id].filter(
+    (id) => id !== undefined,
+  );
 
 /**
  * Holds an instance token to its instance and scopes: an account route or a missing scope is a 403 that says which;
@@ -37,6 +44,5 @@ export const authorize = (credential: Credential, request: FastifyRequest): void
   const scope = SCOPE_OF_ROUTE[route] ?? 'manage';
   if (!credential.scopes.includes(scope))
     throw forbidden('insufficient_scope', `${route} needs the ${scope} scope; this token has ${credential.scopes.join(', ')}`);
-  const instanceId = instanceIdOf(request);
-  if (instanceId !== undefined && instanceId !== credential.instanceId) throw notFound('instance_not_found', 'Instance not found');
+  if (instanceIdsOf(request).some((id) => id !== credential.instanceId)) throw notFound('instance_not_found', 'Instance not found');
 };

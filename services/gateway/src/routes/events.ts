@@ -50,7 +50,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
       },
     },
     async (request, reply) => {
-      const { instance_id: instanceId = '', types = '' } = request.query;
+      // An instance token's stream is its instance's, named or not ('' would be the whole account's).
+      const { instance_id: instanceId = request.credential?.instanceId ?? '', types = '' } = request.query;
       const call = await openLiveCall(webhooks.streamEvents, {
         account: request.account,
         instanceId,
