@@ -49,15 +49,7 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     endpoints = new EndpointDirectory(store, testLogger());
     endpoints.start();
     secrets = new InMemoryWebhookSecretStore();
-    const breaker = new CircuitBreaker(50, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: SCHEDULE, random: () => 0.5 }, 'w1', () => new Date());
-    deliverer = new Deliverer(store, store, endpoints, attempter, breaker, testLogger(), {
-      random: () => 0.5,
-      concurrency: 8,
-      batch: 16,
-      ackWaitMs: 10_000,
-      now: () => new Date(),
-    });
+    deliverer = delivererWith(endpoints);
     path = `/hook-${++n}`;
   });
   afterEach(async () => {
@@ -65,6 +57,17 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     await endpoints.stop();
   });
 
+  const delivererWith = (directory: EndpointDirectory): Deliverer => {
+    const breaker = new CircuitBreaker(50, 30_000);
+    const attempter = new Attempter(secrets, client, breaker, { schedule: SCHEDULE, random: () => 0.5 }, 'w1', () => new Date());
+    return new Deliverer(store, store, directory, attempter, breaker, testLogger(), {
+      random: () => 0.5,
+      concurrency: 8,
+      batch: 16,
+      ackWaitMs: 10_000,
+      now: () => new Date(),
+    });
+  };
   const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
   const givenInstance = async (enabled = true): Promise<void> => {
     const at = new Date().toISOString();
@@ -96,6 +99,28 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     (await store.readStream(deliveryStream(ID, deliveryId))).flatMap((c) => c.events.map((e) => e.type));
   const attemptsOf = async (deliveryId: string) =>
     (await store.readStream(deliveryStream(ID, deliveryId))).flatMap((c) => c.events.filter((e) => e.type === 'DeliveryAttempted').map((e) => e.data));
+
+  it('waits for an endpoint directory that lags the instance (a replica just started) instead of dropping the retry for good', async () => {
+    await givenInstance();
+    await failedFirstAttempt('evt_lag');
+    // This replica's directory has folded nothing yet when the retry comes: the webhook looks off.
+    const lagging = new EndpointDirectory(store, testLogger());
+    const late = delivererWith(lagging);
+    await late.start();
+    setTimeout(() => lagging.start(), 300);
+    try {
+      const attempts = await eventually(
+        () => attemptsOf('evt_lag'),
+        (a) => a.length === 2,
+        5_000,
+      );
+      expect(attempts[1]).toMatchObject({ attempt: 2, outcome: 'delivered', status: 200 });
+      expect(await types('evt_lag')).not.toContain('DeliveryDropped');
+    } finally {
+      await late.stop();
+      await lagging.stop();
+    }
+  });
 
   it('makes the next attempt when it is due and records the delivery', async () => {
     await givenInstance();
