@@ -1,5 +1,6 @@
+import { issueToken } from '@wagw/lib';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
-import { startStack, type TestStack } from '../harness/stack';
+import { startStack, TEST_JWT_SECRET, type TestStack } from '../harness/stack';
 import { testLogger } from '../harness/logger';
 import { sleep } from '../harness/wait';
 
@@ -59,10 +60,15 @@ describe('keys: instance tokens with scopes, revocation on every replica', () =>
     await stack.client().GET('/reset_instance', { params: { query: { instance_id: b } } });
     await stack.client().GET('/reset_instance', { params: { query: { instance_id: a } } });
     let text = '';
+    let pending = body.read();
     for (let i = 0; i < 50 && !text.includes(`"instance_id":"${a}"`); i++) {
-      const chunk = await Promise.race([body.read(), sleep(100).then(() => null)]);
-      if (chunk && !chunk.done) text += Buffer.from(chunk.value as Uint8Array).toString('utf8');
+      const chunk = await Promise.race([pending, sleep(100).then(() => null)]);
+      if (!chunk) continue;
+      if (chunk.done) break;
+      text += Buffer.from(chunk.value as Uint8Array).toString('utf8');
+      pending = body.read();
     }
+    pending.catch(() => undefined); // the read in flight fails with the abort
     gone.abort();
     expect(text).toContain(`"instance_id":"${a}"`);
     expect(text).not.toContain(`"instance_id":"${b}"`);
@@ -94,6 +100,39 @@ describe('keys: instance tokens with scopes, revocation on every replica', () =>
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ error: 'The token has been revoked', code: 'token_revoked' });
     expect(ms).toBeLessThan(1_000);
+  });
+
+  it('ends an open live events stream once its token is revoked or expires, saying which', async () => {
+    /** The stream's text until it ends (or `ms` pass). */
+    const streamUntilEnd = async (token: string, whileOpen: () => Promise<void>, ms: number): Promise<{ text: string; ended: boolean }> => {
+      const response = await fetch(`${stack.baseUrl}/v1/events?instance_id=${a}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      const body = response.body!.getReader();
+      await whileOpen();
+      let text = '';
+      const deadline = Date.now() + ms;
+      // One read in flight at a time, kept across the waits: a read the wait won against still brings its chunk.
+      let pending = body.read();
+      while (Date.now() < deadline) {
+        const chunk = await Promise.race([pending, sleep(100).then(() => null)]);
+        if (!chunk) continue;
+        if (chunk.done) return { text, ended: true };
+        text += Buffer.from(chunk.value as Uint8Array).toString('utf8');
+        pending = body.read();
+      }
+      await body.cancel();
+      return { text, ended: false };
+    };
+    const revokedToken = stack.token('acme', { instanceId: a, scopes: ['read'] });
+    const revoked = await streamUntilEnd(
+      revokedToken,
+      async () => void (await stack.client().GET('/revoke_token', { params: { query: { token_id: tokenIdOf(revokedToken) } } })),
+      3_000,
+    );
+    expect(revoked).toEqual({ text: expect.stringContaining('"code":"token_revoked"'), ended: true });
+    const shortLived = issueToken(TEST_JWT_SECRET, 'acme', 2, { instanceId: a, scopes: ['read'] });
+    const expired = await streamUntilEnd(shortLived, async () => undefined, 4_500);
+    expect(expired).toEqual({ text: expect.stringContaining('"code":"token_expired"'), ended: true });
   });
 
   it("cannot revoke another account's token, nor undo its revocation, and refuses a malformed token id with 400", async () => {

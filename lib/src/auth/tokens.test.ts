@@ -17,7 +17,14 @@ describe('tokens', () => {
 
   it('issues an account token with an id and every scope', () => {
     const credential = verify(issueToken(SECRET, 'acme', 60));
-    expect(credential).toEqual({ account: 'acme', tokenId: expect.stringMatching(/^[0-9a-f]{32}$/), instanceId: null, scopes: ['send', 'read', 'manage'] });
+    expect(credential).toEqual({
+      account: 'acme',
+      tokenId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      instanceId: null,
+      scopes: ['send', 'read', 'manage'],
+      expiresAt: expect.any(Number),
+    });
+    expect(Math.abs(credential.expiresAt - (Date.now() + 60_000))).toBeLessThan(5_000);
     expect(verify(issueToken(SECRET, 'acme', 60)).tokenId).not.toBe(credential.tokenId);
   });
 

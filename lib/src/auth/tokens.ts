@@ -17,6 +17,8 @@ export interface Credential {
   /** Null for an account token (every instance of the account, every scope). */
   instanceId: string | null;
   scopes: readonly TokenScope[];
+  /** When the token expires (ms since the epoch): a long-lived request (a live events stream) ends then. */
+  expiresAt: number;
 }
 
 const MIN_SECRET_LENGTH = 32;
@@ -66,6 +68,7 @@ const unauthenticated = (code: string, message: string): AppError => new AppErro
 
 interface Claims {
   sub?: unknown;
+  exp?: unknown;
   jti?: unknown;
   inst?: unknown;
   scope?: unknown;
@@ -76,12 +79,14 @@ const credentialOf = (claims: Claims): Credential => {
   if (typeof claims.sub !== 'string' || !ACCOUNT_PATTERN.test(claims.sub)) throw unauthenticated('invalid_token', 'The token names no valid account');
   // Tokens issued before token ids existed have none: they cannot be revoked one by one, and still expire.
   const tokenId = typeof claims.jti === 'string' && isTokenId(claims.jti) ? claims.jti : '';
-  if (claims.inst === undefined) return { account: claims.sub, tokenId, instanceId: null, scopes: TOKEN_SCOPES };
+  // The verifier requires `exp` and refuses a token past it.
+  const expiresAt = Number(claims.exp) * 1000;
+  if (claims.inst === undefined) return { account: claims.sub, tokenId, instanceId: null, scopes: TOKEN_SCOPES, expiresAt };
   const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
   if (typeof claims.inst !== 'string' || !instanceIdPattern.test(claims.inst) || scopes.length === 0 || !scopes.every(isScope)) {
     throw unauthenticated('invalid_token', 'The token names no valid instance or scopes');
   }
-  return { account: claims.sub, tokenId, instanceId: claims.inst, scopes };
+  return { account: claims.sub, tokenId, instanceId: claims.inst, scopes, expiresAt };
 };
 
 /** Verifies a token and returns its credential, or throws an `unauthenticated` AppError that says what is wrong. */

@@ -26,5 +26,27 @@ const REDACT = [
 export const createLogger = (service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger =>
   pino({ name: service, level, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 
-/** Removes credentials from a URL before it is logged. */
-export const redactUrl = (url: string): string => url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]');
+/** A query parameter's name as the server reads it (percent-decoded; one that does not decode is left as written). */
+const paramName = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+};
+
+/**
+ * Removes credentials from a URL before it is logged: the value of every `access_token` parameter, its name matched
+ * as the query parser reads it (`access%5Ftoken` is the same parameter, and was logged in clear).
+ */
+export const redactUrl = (url: string): string => {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const end = url.indexOf('#', query);
+  const params = url.slice(query + 1, end < 0 ? undefined : end).split('&');
+  const redacted = params.map((param) => {
+    const eq = param.indexOf('=');
+    return eq >= 0 && paramName(param.slice(0, eq)).toLowerCase() === 'access_token' ? `${param.slice(0, eq)}=[redacted]` : param;
+  });
+  return `${url.slice(0, query + 1)}${redacted.join('&')}${end < 0 ? '' : url.slice(end)}`;
+};

@@ -132,7 +132,7 @@ export const buildGateway = async ({
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(tokensRoutes, { revocations });
       await api.register(replayRoutes, { webhooks });
-      await api.register(eventsRoutes, { webhooks, sse: { ...SSE_DEFAULTS, ...sse } });
+      await api.register(eventsRoutes, { webhooks, sse: { ...SSE_DEFAULTS, ...sse }, revocations });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(pairingRoutes, { instances, sessions });
       await api.register(numbersRoutes, { instances, sessions });

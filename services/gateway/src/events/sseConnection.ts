@@ -42,7 +42,7 @@ export const serveSse = (
   call: LiveCall,
   options: SseOptions,
   log: FastifyBaseLogger,
-): { done: Promise<void>; end(reason: string): void } => {
+): { done: Promise<void>; end(reason: string, code?: string): void } => {
   let finished = false;
   let resolveDone: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
@@ -90,5 +90,5 @@ export const serveSse = (
   res.write(sseRetry(RETRY_MS));
   res.write(sseComment('connected'));
   call.resume();
-  return { done, end: (reason) => finish(sseEnd(reason, 'server_shutdown')) };
+  return { done, end: (reason, code = 'server_shutdown') => finish(sseEnd(reason, code)) };
 };

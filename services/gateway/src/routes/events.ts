@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Revocations } from '../auth/revocations';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { openLiveCall } from '../events/liveCall';
 import { serveSse, type SseOptions } from '../events/sseConnection';
@@ -10,12 +11,18 @@ Types: message.received, message.sent, message.delivered, message.read, message.
 instance.disconnected, instance.logged_out, instance.failed, instance.reset. Without Last-Event-ID the stream starts
 with the next event; with it, right after that event (nothing lost, nothing repeated). Comment lines (\`: heartbeat\`)
 keep idle streams open. A reader that falls too far behind, a service restart or a gateway shutdown end the stream
-with a last \`event: end\` whose data is \`{ error, code }\` (\`slow_reader\`, \`stream_ended\`, \`server_shutdown\`, ...):
+with a last \`event: end\` whose data is \`{ error, code }\` (\`slow_reader\`, \`stream_ended\`, \`server_shutdown\`, \`token_revoked\`, \`token_expired\`, ...):
 reconnect with Last-Event-ID. 400 \`invalid_types\` for an unknown type, \`invalid_last_event_id\` for an id that is
 not one (or lies past the end of the log); 404 for an unknown or another account's instance.`;
 
+/** How often an open stream checks its token (revoked, expired): a stream ends within this of either. */
+const CREDENTIAL_CHECK_MS = 1_000;
+
 /** `GET /v1/events`: live events as server-sent events, served from the webhooks service's live feed. */
-export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientApi; sse: SseOptions }> = async (app, { webhooks, sse }) => {
+export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientApi; sse: SseOptions; revocations: Revocations }> = async (
+  app,
+  { webhooks, sse, revocations },
+) => {
   const open = new Set<{ end(reason: string): void }>();
   // Open streams would keep the server from closing; they end first, and their readers reconnect elsewhere.
   app.addHook('preClose', async () => {
@@ -64,7 +71,14 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
       reply.hijack();
       const stream = serveSse(reply.raw, call, sse, request.log);
       open.add(stream);
+      // The credential was checked when the stream opened; it must hold for as long as the stream does.
+      const credential = request.credential;
+      const watch = setInterval(() => {
+        if (credential && revocations.isRevoked(credential)) stream.end('The token has been revoked', 'token_revoked');
+        else if (credential && Date.now() >= credential.expiresAt) stream.end('The token has expired', 'token_expired');
+      }, CREDENTIAL_CHECK_MS);
       await stream.done;
+      clearInterval(watch);
       open.delete(stream);
     },
   );
