@@ -222,8 +222,9 @@ export class JetStreamEventStore implements EventStore {
     if (!options.durableName) return js.consumers.get(this.streamName, { filter_subjects: this.subject(pattern), ...start });
     const existing = await jsm.consumers.info(this.streamName, options.durableName).catch(() => null);
     const ackWait = nanos(options.ackWaitMs ?? 30_000);
-    if (existing && existing.config.ack_wait !== ackWait) {
-      await jsm.consumers.update(this.streamName, options.durableName, { ack_wait: ackWait });
+    const maxAckPending = options.maxAckPending ?? 1_000;
+    if (existing && (existing.config.ack_wait !== ackWait || existing.config.max_ack_pending !== maxAckPending)) {
+      await jsm.consumers.update(this.streamName, options.durableName, { ack_wait: ackWait, max_ack_pending: maxAckPending });
     }
     if (!existing) {
       await jsm.consumers.add(this.streamName, {
@@ -231,7 +232,7 @@ export class JetStreamEventStore implements EventStore {
         ack_policy: AckPolicy.Explicit,
         filter_subject: this.subject(pattern),
         ack_wait: ackWait,
-        max_ack_pending: 1_000,
+        max_ack_pending: maxAckPending,
         ...start,
       });
     }

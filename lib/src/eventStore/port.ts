@@ -73,6 +73,13 @@ export interface SubscribeOptions {
   ackWaitMs?: number;
   /** How many commits a subscriber asks for at a time (default 256); smaller spreads work more evenly over replicas. */
   batch?: number;
+  /**
+   * Durable only: how many delivered commits may be unacked at once, over all its subscribers (default 1,000); past it
+   * the store hands out nothing more. A commit put back with a delay (`nak(delayMs)`) counts until it comes back, so a
+   * subscriber that puts many back (retries waiting for their time) needs a bound far above its working set. The
+   * in-memory adapter has no such bound.
+   */
+  maxAckPending?: number;
   /** First sequence to deliver (default 1: from the beginning). Ignored when the durable already exists. */
   fromSequence?: number;
   /**

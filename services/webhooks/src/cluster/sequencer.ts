@@ -6,6 +6,13 @@ import type { WorkOutcome, WorkSender } from './workChannel';
 /** The key of the sequencer's lease: one replica at a time reads the event stream for first attempts. */
 const SEQUENCER_LEASE = 'sequencer';
 const HEARTBEAT_MS = 10_000;
+/**
+ * Events handed out and not yet delivered, over all instances (`maxAckPending`). One instance's lane holds up to
+ * 1,000 (`router.ts`) while its endpoint is slow: with a bound of 1,000, one slow endpoint stopped every instance's
+ * first attempts. With 20,000, twenty such instances at once would; each held event costs this replica about its
+ * JSON.
+ */
+const MAX_EVENTS_IN_FLIGHT = 20_000;
 
 const leading = new Gauge({ name: 'webhook_sequencer_leader', help: '1 while this replica reads the event stream and assigns instances to replicas' });
 
@@ -134,6 +141,7 @@ export class Sequencer {
         durableName: DURABLES.webhooksRouter,
         ackWaitMs: this.options.ackWaitMs,
         batch: this.options.batch,
+        maxAckPending: MAX_EVENTS_IN_FLIGHT,
         types: WEBHOOK_DOMAIN_TYPES,
       });
       // The lease may have been lost, or a shutdown begun, while subscribing.

@@ -20,6 +20,13 @@ import type { CircuitBreaker } from './circuitBreaker';
 
 /** The events that make a delivery job; the store acks the others (attempts, outcomes) for this consumer. */
 const TRIGGERS = ['DeliveryScheduled', 'RedeliveryRequested'];
+/**
+ * Jobs unacked at once (`maxAckPending`). A job waiting for its next retry is put back with its delay and counts
+ * until it comes back, up to hours later: with JetStream's usual 1,000, a thousand retries of one dead endpoint
+ * stopped every instance's retries (measured by a bug hunt on a real nats-server: another instance's due retry did
+ * not go out within 10 s). JetStream keeps a few bytes per pending job; this replica holds only those it works.
+ */
+const MAX_WAITING_JOBS = 100_000;
 const MAX_PER_INSTANCE = 1_000;
 const HEARTBEAT_MS = 10_000;
 
@@ -76,6 +83,7 @@ export class Deliverer {
       durableName: DURABLES.webhooksDeliverer,
       ackWaitMs: this.options.ackWaitMs,
       batch: this.options.batch,
+      maxAckPending: MAX_WAITING_JOBS,
       types: TRIGGERS,
     });
     this.heartbeat = setInterval(() => this.held.forEach((d) => d.inProgress()), HEARTBEAT_MS);
