@@ -1,4 +1,4 @@
-import { BUCKETS, openKvBucket, revocationOf, storeRevocation, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
+import { AppError, BUCKETS, openKvBucket, revocationOf, storeRevocation, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
 
 /** How long start-up waits for the list of revoked tokens before serving anyway (and logging that it did). */
 const LOAD_TIMEOUT_MS = 5_000;
@@ -9,6 +9,16 @@ export interface Revocations {
   revoke(account: string, tokenId: string): Promise<void>;
   close(): void;
 }
+
+/**
+ * Why a verified credential no longer holds (revoked, or past its expiry), or null. A request checks it once, as it
+ * comes; an open live events stream every second, for as long as it lasts.
+ */
+export const credentialRefusal = (credential: Credential, revocations: Revocations, now = Date.now()): AppError | null => {
+  if (revocations.isRevoked(credential)) return new AppError('unauthenticated', 'token_revoked', 'The token has been revoked');
+  if (now >= credential.expiresAt) return new AppError('unauthenticated', 'token_expired', 'The token has expired');
+  return null;
+};
 
 /** Without NATS (one gateway on its own) there is nowhere to keep revocations: revoking is refused, nothing is revoked. */
 export const noRevocations: Revocations = {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
-import { AppError, type Credential } from '@wagw/lib';
-import type { Revocations } from '../auth/revocations';
+import type { Credential } from '@wagw/lib';
+import { credentialRefusal, type Revocations } from '../auth/revocations';
 import { authorize } from './scopes';
 
 declare module 'fastify' {
@@ -49,7 +49,8 @@ export const registerAuth = (app: FastifyInstance, { verify, revocations, rateLi
   app.addHook('preValidation', async (request) => {
     try {
       const credential = verify(tokenOf(request));
-      if (revocations.isRevoked(credential)) throw new AppError('unauthenticated', 'token_revoked', 'The token has been revoked');
+      const refusal = credentialRefusal(credential, revocations);
+      if (refusal) throw refusal;
       request.credential = credential;
       request.account = credential.account;
     } catch (error) {

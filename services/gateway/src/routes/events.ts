@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Revocations } from '../auth/revocations';
+import { credentialRefusal, type Revocations } from '../auth/revocations';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { openLiveCall } from '../events/liveCall';
 import { serveSse, type SseOptions } from '../events/sseConnection';
@@ -74,8 +74,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
       // The credential was checked when the stream opened; it must hold for as long as the stream does.
       const credential = request.credential;
       const watch = setInterval(() => {
-        if (credential && revocations.isRevoked(credential)) stream.end('The token has been revoked', 'token_revoked');
-        else if (credential && Date.now() >= credential.expiresAt) stream.end('The token has expired', 'token_expired');
+        const refusal = credential && credentialRefusal(credential, revocations);
+        if (refusal) stream.end(refusal.message, refusal.code);
       }, CREDENTIAL_CHECK_MS);
       await stream.done;
       clearInterval(watch);
