@@ -26,6 +26,18 @@ export class EndpointDirectory extends InstanceStates {
       : undefined;
   }
 
+  /**
+   * The instance's endpoint, confirmed against the end of its stream when it looks off (no webhook, or disabled): the
+   * directory may lag the stream (this replica just started, a webhook was just switched on), and what is done about
+   * an endpoint that is off is for good (a retry dropped, a replay ended, events not delivered). Null when the stream
+   * could not be read in time (`upTo`: no further than this sequence).
+   */
+  async confirmed(instanceId: string, timeoutMs: number, upTo?: number): Promise<Endpoint | undefined | null> {
+    const known = this.get(instanceId);
+    if (known?.enabled && known.url) return known;
+    return (await this.reach(instanceId, timeoutMs, upTo)) ? this.get(instanceId) : null;
+  }
+
   /** Answers 404 for an unknown instance and for another account's (the same answer, so ids cannot be probed). */
   async assertOwner(account: string, instanceId: string): Promise<void> {
     assertInstanceId(instanceId);

@@ -135,13 +135,9 @@ export class Deliverer {
       const now = this.options.now();
       const due = nextAttemptDue(state) - now.getTime();
       if (due > 5) return job.nak(due);
-      let endpoint = this.endpoints.get(instanceId);
-      if (!endpoint?.enabled || !endpoint.url) {
-        // Off as far as the directory has folded: it may lag the instance's stream (this replica just started, or the
-        // webhook was just switched on), and a drop is for good, so only the stream's end may say it is off.
-        if (!(await this.endpoints.reach(instanceId, 5_000))) return job.nak(1_000);
-        endpoint = this.endpoints.get(instanceId);
-      }
+      // A drop is for good: only the end of the instance's stream may say its webhook is off.
+      const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
+      if (endpoint === null) return job.nak(1_000);
       if (!endpoint?.enabled || !endpoint.url || state.body === null) {
         // The webhook is off, or the payload was erased (its instance's data key destroyed): nothing to send.
         const reason = !endpoint?.enabled || !endpoint.url ? 'webhook disabled' : 'content_erased';

@@ -97,13 +97,9 @@ export class Replayer {
       if (until !== null && commit.events.some((e) => Date.parse(e.occurredAt) > until)) break;
       for (const webhook of webhookEventsOf(commit)) {
         if (Date.parse(webhook.timestamp) < since || (types.length > 0 && !types.includes(webhook.type))) continue;
-        let endpoint = this.endpoints.get(instanceId);
-        if (!endpoint?.enabled || !endpoint.url) {
-          // The directory may lag the instance's stream (this replica just started): only the stream's end may end the
-          // replay; until it is read, the replay resumes later (the job is nak'd).
-          if (!(await this.endpoints.reach(instanceId, 5_000))) throw new Error('the webhook settings could not be read in time');
-          endpoint = this.endpoints.get(instanceId);
-        }
+        // Only the end of the instance's stream may end the replay; until it is read, the replay resumes later (nak'd).
+        const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
+        if (endpoint === null) throw new Error('the webhook settings could not be read in time');
         if (!endpoint?.enabled || !endpoint.url) {
           return record(replayEvent('ReplayFinished', new Date().toISOString(), { replayed, reason: 'the webhook was switched off' }));
         }

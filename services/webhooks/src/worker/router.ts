@@ -47,10 +47,7 @@ export class Router {
       if (webhooks.length === 0) return delivery.ack();
       // An enabled endpoint is used as the read model has it (no lookup per event: the hot path). Otherwise the
       // model is first brought up to this event, so a webhook switched on just before it is not missed.
-      const known = this.endpoints.get(instanceId);
-      if (!known?.enabled || !known.url) {
-        if (!(await this.endpoints.reach(instanceId, 5_000, delivery.commit.sequence))) return delivery.nak(1_000);
-      }
+      if ((await this.endpoints.confirmed(instanceId, 5_000, delivery.commit.sequence)) === null) return delivery.nak(1_000);
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
         if (!endpoint?.enabled || !endpoint.url) break;
