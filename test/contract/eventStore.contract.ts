@@ -218,5 +218,46 @@ export const describeEventStoreContract = (name: string, open: () => Promise<{ s
         await again.close();
       }
     });
+
+    it('appends a scheduled commit once its time has come, not before, to a subscriber too, without an expected version', async () => {
+      const id = uniqueStream().split('.')[0]!;
+      const stream = `${id}.delivery.D1.due`;
+      await store.append(stream, [event('Earlier')], { expectedVersion: 0, commandId: `${id}-0` });
+      const subscription = await store.subscribe(`${id}.delivery.>`, { types: ['Due'] });
+      try {
+        const scheduledAt = Date.now();
+        await store.schedule(stream, [event('Due', { n: 1 })], new Date(scheduledAt + 700));
+        expect((await store.readStream(stream)).map((c) => c.events[0]!.type)).toEqual(['Earlier']);
+        const [due] = await take(subscription, 1, 5_000);
+        expect(Date.now() - scheduledAt).toBeGreaterThanOrEqual(600);
+        expect(due!.commit).toMatchObject({ stream, commandId: '' });
+        expect(due!.commit.events.map((e) => [e.type, e.data])).toEqual([['Due', { n: 1 }]]);
+        expect((await store.readStream(stream)).map((c) => c.events[0]!.type)).toEqual(['Earlier', 'Due']);
+        // Schedules are not streams: a pattern over everything sees only what was appended.
+        expect((await store.readPattern(`${id}.>`, 0, 10)).commits.map((c) => c.stream)).toEqual([stream, stream]);
+      } finally {
+        await subscription.close();
+      }
+    });
+
+    it("replaces a stream's pending schedule with a later one, and takes a time already past at once", async () => {
+      const id = uniqueStream().split('.')[0]!;
+      await store.schedule(`${id}.delivery.D1.due`, [event('Due', { n: 1 })], new Date(Date.now() + 400));
+      await store.schedule(`${id}.delivery.D1.due`, [event('Due', { n: 2 })], new Date(Date.now() + 800));
+      await store.schedule(`${id}.delivery.D2.due`, [event('Due', { n: 3 })], new Date(Date.now() - 60_000));
+      const subscription = await store.subscribe(`${id}.>`);
+      try {
+        const got = await take(subscription, 2, 5_000);
+        expect(got.map((d) => [d.commit.stream, d.commit.events[0]!.data.n])).toEqual([
+          [`${id}.delivery.D2.due`, 3],
+          [`${id}.delivery.D1.due`, 2],
+        ]);
+        // The replaced schedule never comes.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect((await store.readPattern(`${id}.>`, 0, 10)).commits).toHaveLength(2);
+      } finally {
+        await subscription.close();
+      }
+    });
   });
 };

@@ -31,6 +31,8 @@ export class InMemoryEventStore implements EventStore {
   private readonly versions = new Map<string, number>();
   private readonly durables = new Map<string, DurableState>();
   private readonly listeners = new Set<() => void>();
+  /** Pending schedules by stream (nothing survives the process here). */
+  private readonly schedules = new Map<string, NodeJS.Timeout>();
 
   async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     assertStreamName(stream);
@@ -41,12 +43,32 @@ export class InMemoryEventStore implements EventStore {
     if (options.expectedVersion !== 'any' && options.expectedVersion !== current) {
       throw new ExpectedVersionConflictError(stream, options.expectedVersion);
     }
-    const sequence = this.log.length + 1;
-    this.log.push(decodeCommit(stream, sequence, options.commandId, encodeCommit(events)));
+    const sequence = this.commit(stream, events, options.commandId);
     this.seen.set(options.commandId, sequence);
+    return { version: sequence, duplicate: false };
+  }
+
+  async schedule(stream: string, events: NewEvent[], at: Date): Promise<void> {
+    assertStreamName(stream);
+    if (events.length === 0) throw new Error('a commit holds at least one event');
+    clearTimeout(this.schedules.get(stream));
+    const timer = setTimeout(
+      () => {
+        this.schedules.delete(stream);
+        this.commit(stream, events, '');
+      },
+      Math.max(0, at.getTime() - Date.now()),
+    );
+    timer.unref();
+    this.schedules.set(stream, timer);
+  }
+
+  private commit(stream: string, events: NewEvent[], commandId: string): number {
+    const sequence = this.log.length + 1;
+    this.log.push(decodeCommit(stream, sequence, commandId, encodeCommit(events)));
     this.versions.set(stream, sequence);
     for (const wake of this.listeners) wake();
-    return { version: sequence, duplicate: false };
+    return sequence;
   }
 
   async version(stream: string): Promise<number> {

@@ -5,9 +5,14 @@ import { ReplyInbox } from '../nats/replyInbox';
 
 export interface PublishOptions {
   /** `Nats-Msg-Id`: the server drops a repeat within the stream's duplicate window and answers `duplicate`. */
-  msgId: string;
+  msgId?: string;
   /** `Nats-Expected-Last-Subject-Sequence`: the publish fails unless the subject's last message has this sequence. */
   expectedLastSubjectSequence?: number;
+  /**
+   * A message schedule (the stream must allow them, 2.12): at `at` the server publishes this message's body and
+   * headers to `target`, a subject of the same stream, and removes the schedule.
+   */
+  schedule?: { at: Date; target: string };
 }
 
 /**
@@ -51,7 +56,11 @@ export class JetStreamPublisher {
 
   async publish(subject: string, data: string, options: PublishOptions): Promise<PubAck> {
     const h = headers();
-    h.set('Nats-Msg-Id', options.msgId);
+    if (options.msgId !== undefined) h.set('Nats-Msg-Id', options.msgId);
+    if (options.schedule) {
+      h.set('Nats-Schedule', `@at ${options.schedule.at.toISOString()}`);
+      h.set('Nats-Schedule-Target', options.schedule.target);
+    }
     if (options.expectedLastSubjectSequence !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(options.expectedLastSubjectSequence));
     const msg = await this.inbox.request((reply) => this.nc.publish(subject, data, { reply, headers: h }));
     if (!msg)

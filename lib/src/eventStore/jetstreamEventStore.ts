@@ -59,6 +59,8 @@ const NOT_TAKEN_RETRY_MS = 100;
 export class JetStreamEventStore implements EventStore {
   readonly streamName: string;
   private readonly prefix: string;
+  /** Schedules live beside the streams, not among them: no pattern read ever sees one. */
+  private readonly schedulePrefix: string;
   /** Appends and acks of one event-loop turn leave in one socket write. */
   private readonly writes = batchedWrites();
 
@@ -73,6 +75,7 @@ export class JetStreamEventStore implements EventStore {
     this.logger = options.logger;
     this.streamName = options.streamName ?? STREAMS.events.name;
     this.prefix = options.subjectPrefix ?? STREAMS.events.subjectPrefix;
+    this.schedulePrefix = `${this.prefix}_schedule`;
     this.publisher = new JetStreamPublisher(nats.nc, nats.timeoutMs);
     this.readRange = rangeReaderFor(nats, this.streamName);
     nats.onDisconnect(() => this.publisher.abandonAll());
@@ -128,6 +131,16 @@ export class JetStreamEventStore implements EventStore {
       if (stored === null) throw error;
       return { version: stored, duplicate: true };
     }
+  }
+
+  /** A message schedule on `<prefix>_schedule.<stream>`, targeting the stream's subject (see the port). */
+  async schedule(stream: string, events: NewEvent[], at: Date): Promise<void> {
+    assertStreamName(stream);
+    if (events.length === 0) throw new Error('a commit holds at least one event');
+    // No Nats-Msg-Id: a repeat replaces the pending schedule, which is what a repeat means here.
+    await this.guard(() =>
+      this.publisher.publish(`${this.schedulePrefix}.${stream}`, encodeCommit(events), { schedule: { at, target: this.subject(stream) } }),
+    );
   }
 
   async version(stream: string): Promise<number> {
@@ -223,14 +236,16 @@ export class JetStreamEventStore implements EventStore {
     const existing = await jsm.consumers.info(this.streamName, options.durableName).catch(() => null);
     const ackWait = nanos(options.ackWaitMs ?? 30_000);
     const maxAckPending = options.maxAckPending ?? 1_000;
-    if (existing && (existing.config.ack_wait !== ackWait || existing.config.max_ack_pending !== maxAckPending)) {
-      await jsm.consumers.update(this.streamName, options.durableName, { ack_wait: ackWait, max_ack_pending: maxAckPending });
+    const filter = this.subject(pattern);
+    if (existing && (existing.config.ack_wait !== ackWait || existing.config.max_ack_pending !== maxAckPending || existing.config.filter_subject !== filter)) {
+      // A durable keeps its position when its pattern widens (a new release listening to more).
+      await jsm.consumers.update(this.streamName, options.durableName, { ack_wait: ackWait, max_ack_pending: maxAckPending, filter_subject: filter });
     }
     if (!existing) {
       await jsm.consumers.add(this.streamName, {
         durable_name: options.durableName,
         ack_policy: AckPolicy.Explicit,
-        filter_subject: this.subject(pattern),
+        filter_subject: filter,
         ack_wait: ackWait,
         max_ack_pending: maxAckPending,
         ...start,
@@ -254,7 +269,8 @@ export class JetStreamEventStore implements EventStore {
   private ensureStream(duplicateWindowMs: number): Promise<void> {
     return ensureStream(this.nats, {
       name: this.streamName,
-      subjects: [`${this.prefix}.>`],
+      subjects: [`${this.prefix}.>`, `${this.schedulePrefix}.>`],
+      allow_msg_schedules: true,
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,

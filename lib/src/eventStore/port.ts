@@ -75,9 +75,8 @@ export interface SubscribeOptions {
   batch?: number;
   /**
    * Durable only: how many delivered commits may be unacked at once, over all its subscribers (default 1,000); past it
-   * the store hands out nothing more. A commit put back with a delay (`nak(delayMs)`) counts until it comes back, so a
-   * subscriber that puts many back (retries waiting for their time) needs a bound far above its working set. The
-   * in-memory adapter has no such bound.
+   * the store hands out nothing more. A commit put back with a delay (`nak(delayMs)`) counts until it comes back, so
+   * long waits belong in `schedule`, not in `nak`. The in-memory adapter has no such bound.
    */
   maxAckPending?: number;
   /** First sequence to deliver (default 1: from the beginning). Ignored when the durable already exists. */
@@ -113,6 +112,13 @@ export interface EventStore {
    */
   scanPattern(pattern: string, fromSequence: number): AsyncIterable<Commit>;
   subscribe(pattern: string, options?: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Appends `events` to `stream` once `at` has come (about at once when it is past), with no expected version and an
+   * empty command id: a timer the store keeps, so work due hours from now is not held by a subscriber meanwhile. On
+   * JetStream it is a message schedule, stored and replicated with the stream: it survives restarts and fails over.
+   * One schedule per stream: a later one replaces the one still pending. Resolves once the schedule is stored.
+   */
+  schedule(stream: string, events: NewEvent[], at: Date): Promise<void>;
 }
 
 /** The optimistic-concurrency check failed: someone appended to the stream since it was read. */

@@ -37,6 +37,10 @@ export class SealedEventStore implements EventStore {
     return this.inner.append(stream, await Promise.all(events.map((event) => this.seal(stream, event))), options);
   }
 
+  async schedule(stream: string, events: NewEvent[], at: Date): Promise<void> {
+    return this.inner.schedule(stream, await Promise.all(events.map((event) => this.seal(stream, event))), at);
+  }
+
   version(streamOrPattern: string): Promise<number> {
     return this.inner.version(streamOrPattern);
   }

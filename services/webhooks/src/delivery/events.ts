@@ -50,4 +50,19 @@ export const deliveryStream = (instanceId: string, deliveryId: string): string =
 export const deliveredStream = (instanceId: string, deliveryId: string): string => `${instanceId}.delivered.${deliveryId}`;
 /** Every delivery record of an instance, of both kinds. */
 export const instanceDeliveriesPattern = (instanceId: string): string => `${instanceId}.*.*`;
-export const ALL_DELIVERIES_PATTERN = '*.delivery.*';
+/**
+ * A delivery's next step came due: appended by the store's schedule (`EventStore.schedule`) on the delivery's `.due`
+ * stream, where the deliverer listens and the delivery's record (its own stream) stays as it was. It is for attempt
+ * `attempt` of round `round` (a later one made meanwhile makes it stale); `deferrals` counts how often in a row an
+ * open circuit put the delivery off (each wait doubles).
+ */
+export type DeliveryDue = Event<'DeliveryDue', { round: number; attempt: number; deferrals: number }>;
+
+export const deliveryDue = (occurredAt: string, data: DeliveryDue['data']): DeliveryDue => ({ type: 'DeliveryDue', schemaVersion: 1, occurredAt, data });
+
+/** Where a delivery's due markers land: below its stream, so `instanceDeliveriesPattern` never lists them. */
+export const dueStream = (delivery: string): string => `${delivery}.due`;
+/** The delivery a job's stream is about: the stream itself, or the one a due marker hangs under. */
+export const deliveryOfJob = (stream: string): string => stream.split('.').slice(0, 3).join('.');
+/** The deliverer's jobs: every delivery stream and every due marker. */
+export const ALL_DELIVERY_JOBS_PATTERN = '*.delivery.>';

@@ -1,4 +1,4 @@
-import { CircuitBreaker } from './circuitBreaker';
+import { CircuitBreaker, deferralMs } from './circuitBreaker';
 
 describe('circuit breaker', () => {
   let now = 0;
@@ -29,5 +29,18 @@ describe('circuit breaker', () => {
     b.record('a', true);
     b.record('a', false);
     expect(b.waitMs('a')).toBe(0);
+  });
+});
+
+describe('deferralMs', () => {
+  const noJitter = (): number => 0;
+  it('puts a delivery off for the circuit, at least 30 s, doubling each time in a row up to 10 min', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map((n) => deferralMs(5_000, n, noJitter))).toEqual([
+      30_000, 60_000, 120_000, 240_000, 480_000, 600_000, 600_000, 600_000,
+    ]);
+    expect(deferralMs(45_000, 1, noJitter)).toBe(45_000);
+  });
+  it('adds up to a second of jitter', () => {
+    expect(deferralMs(5_000, 1, () => 0.999)).toBe(30_999);
   });
 });

@@ -40,3 +40,15 @@ export class CircuitBreaker {
     return [...this.circuits.values()].filter((c) => c.openUntil > now).length;
   }
 }
+
+const FIRST_DEFERRAL_MS = 30_000;
+const MAX_DEFERRAL_MS = 10 * 60_000;
+
+/**
+ * How long an open circuit puts a delivery off: the circuit's wait, and at least 30 s doubled for each time in a row
+ * (`deferrals`, from 1), up to 10 min, plus up to a second's jitter so the deliveries put off together come back
+ * spread. The doubling keeps a long outage from recording a due marker per delivery every 30 s; the cap bounds how
+ * long deliveries lag once the endpoint is back.
+ */
+export const deferralMs = (openMs: number, deferrals: number, random: () => number): number =>
+  Math.min(MAX_DEFERRAL_MS, Math.max(openMs, FIRST_DEFERRAL_MS * 2 ** Math.max(0, deferrals - 1))) + Math.floor(random() * 1_000);

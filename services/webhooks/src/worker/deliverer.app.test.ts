@@ -13,7 +13,7 @@ import {
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import { WebhookReceiver } from '../../../../test/harness/webhookReceiver';
-import { deliveryEvent, deliveryStream } from '../delivery/events';
+import { deliveryEvent, deliveryStream, dueStream } from '../delivery/events';
 import { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { Attempter } from './attempter';
 import { CircuitBreaker } from './circuitBreaker';
@@ -57,7 +57,7 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     await endpoints.stop();
   });
 
-  const delivererWith = (directory: EndpointDirectory): Deliverer => {
+  const delivererWith = (directory: EndpointDirectory, holdUpToMs?: number): Deliverer => {
     const breaker = new CircuitBreaker(50, 30_000);
     const attempter = new Attempter(secrets, client, breaker, { schedule: SCHEDULE, random: () => 0.5 }, 'w1', () => new Date());
     return new Deliverer(store, store, directory, attempter, breaker, testLogger(), {
@@ -66,6 +66,7 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
       batch: 16,
       ackWaitMs: 10_000,
       now: () => new Date(),
+      ...(holdUpToMs === undefined ? {} : { holdUpToMs }),
     });
   };
   const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
@@ -147,6 +148,31 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
       5_000,
     );
     expect(recorded).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryDeadLettered']);
+  });
+
+  it('works the schedule through due markers when its waits are long, and keeps them off the delivery record', async () => {
+    await givenInstance();
+    receiver.script(path, { status: 503 }, { status: 503 });
+    await failedFirstAttempt('evt_8_0');
+    // Every wait counts as long here: each one is a scheduled marker, none a job put back.
+    const scheduling = delivererWith(endpoints, 0);
+    await scheduling.start();
+    try {
+      const recorded = await eventually(
+        () => types('evt_8_0'),
+        (t) => t.includes('DeliveryDeadLettered'),
+        5_000,
+      );
+      expect(recorded).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryDeadLettered']);
+      const markers = (await store.readStream(dueStream(deliveryStream(ID, 'evt_8_0')))).flatMap((c) => c.events.map((e) => e.data));
+      expect(markers).toEqual([
+        { round: 0, attempt: 2, deferrals: 0 },
+        { round: 0, attempt: 3, deferrals: 0 },
+      ]);
+      expect(receiver.received.filter((r) => r.path === path)).toHaveLength(2);
+    } finally {
+      await scheduling.stop();
+    }
   });
 
   it('drops a pending delivery once the webhook is switched off, sending nothing', async () => {

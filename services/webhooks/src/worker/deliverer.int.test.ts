@@ -26,7 +26,8 @@ const HEALTHY = instanceIdFor('other', 'healthy');
 /** More retries waiting than JetStream's usual bound of unacked messages (1,000). */
 const WAITING = 1_200;
 
-// The deliverer on a real nats-server: retries waiting for their time must not hold up another instance's.
+// The deliverer on a real nats-server: retries waiting for their time are scheduled, not held unacked, so they
+// cannot hold up another instance's, and they survive an outage of NATS.
 describe('Deliverer on JetStream: one dead endpoint does not stop the other instances', () => {
   let nats: TestNats;
   let handle: NatsHandle;
@@ -46,7 +47,7 @@ describe('Deliverer on JetStream: one dead endpoint does not stop the other inst
     await nats.dispose();
   });
 
-  it(`delivers another instance's due retry while ${WAITING} retries of a dead endpoint wait for theirs`, async () => {
+  it(`schedules ${WAITING} retries of a dead endpoint instead of holding them, and delivers another instance's retries on time`, async () => {
     const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
     const endpoints = new EndpointDirectory(store, testLogger());
     endpoints.start();
@@ -82,26 +83,36 @@ describe('Deliverer on JetStream: one dead endpoint does not stop the other inst
           worker: 'w0',
         }),
       );
-    for (let i = 1; i <= WAITING; i++) await failedOnce(DEAD, `evt_${i}_0`, 60_000);
+    for (let i = 1; i <= WAITING; i++) await failedOnce(DEAD, `evt_${i}_0`, 60 * 60_000);
     const breaker = new CircuitBreaker(5, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 60_000], random: () => 0.5 }, 'w1', () => new Date());
+    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 0, 2_000, 60_000], random: () => 0.5 }, 'w1', () => new Date());
     const deliverer = new Deliverer(store, store, endpoints, attempter, breaker, testLogger(), {
       random: () => 0.5,
       concurrency: 8,
       batch: 256,
       ackWaitMs: 90_000,
       now: () => new Date(),
+      holdUpToMs: 1_000,
     });
+    const consumer = () => handle.jsm.consumers.info(STREAMS.webhooks.name, DURABLES.webhooksDeliverer);
+    /** Schedules pending in the stream (-1 while NATS does not answer). */
+    const schedules = async (): Promise<number> =>
+      handle.jsm.streams
+        .info(STREAMS.webhooks.name, { subjects_filter: `${STREAMS.webhooks.subjectPrefix}_schedule.>` })
+        .then((info) => Object.keys(info.state.subjects ?? {}).length)
+        .catch(() => -1);
     await deliverer.start();
     try {
-      // Every waiting retry was taken and put back with its delay: all count as unacked now.
-      const info = await eventually(
-        () => handle.jsm.consumers.info(STREAMS.webhooks.name, DURABLES.webhooksDeliverer),
-        (i) => i.num_pending === 0 && i.num_ack_pending >= WAITING,
-        20_000,
-      );
-      expect(info.config.max_ack_pending).toBeGreaterThan(WAITING);
+      // Every waiting retry was taken, scheduled for its time and acked: none is held unacked by the consumer.
+      await eventually(consumer, (i) => i.num_pending === 0 && i.num_ack_pending === 0, 30_000);
+      expect(await schedules()).toBe(WAITING);
+      // They survive an outage of NATS (the schedules are stored with the stream).
+      await nats.restart();
+      expect(await eventually(schedules, (n) => n === WAITING, 15_000)).toBe(WAITING);
+
+      // Another instance's due retry goes out at once; its next one, 2 s later, waits as a schedule.
       const dueAt = Date.now();
+      receiver.script('/healthy', { status: 500 });
       await failedOnce(HEALTHY, 'evt_1_1', 0);
       await eventually(
         async () => receiver.received.filter((r) => r.path === '/healthy').length,
@@ -109,7 +120,18 @@ describe('Deliverer on JetStream: one dead endpoint does not stop the other inst
         5_000,
       );
       expect(Date.now() - dueAt).toBeLessThan(5_000);
+      const firstAt = Date.now();
+      await eventually(
+        async () => receiver.received.filter((r) => r.path === '/healthy').length,
+        (n) => n === 2,
+        10_000,
+      );
+      expect(Date.now() - firstAt).toBeGreaterThanOrEqual(1_500);
+      const record = await store.readStream(deliveryStream(HEALTHY, 'evt_1_1'));
+      expect(record.flatMap((c) => c.events.map((e) => e.type))).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryAttempted']);
+      expect((await store.readStream(`${deliveryStream(HEALTHY, 'evt_1_1')}.due`)).map((c) => c.events[0]!.type)).toEqual(['DeliveryDue']);
       expect(receiver.received.filter((r) => r.path === '/dead')).toHaveLength(0);
+      expect(await schedules()).toBe(WAITING);
     } finally {
       await deliverer.stop();
       await endpoints.stop();

@@ -11,22 +11,24 @@ import {
   type Subscription,
 } from '@wagw/lib';
 import { decideDrop } from '../delivery/decisions';
-import { ALL_DELIVERIES_PATTERN, type DeliveryEvent } from '../delivery/events';
-import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type DeliveryState } from '../delivery/state';
+import { ALL_DELIVERY_JOBS_PATTERN, deliveryDue, deliveryOfJob, dueStream, type DeliveryDue, type DeliveryEvent } from '../delivery/events';
+import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type Delivery, type DeliveryState } from '../delivery/state';
 import { disableWebhook } from '../endpoints/disableWebhook';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
-import type { CircuitBreaker } from './circuitBreaker';
+import { deferralMs, type CircuitBreaker } from './circuitBreaker';
 
 /** The events that make a delivery job; the store acks the others (attempts, outcomes) for this consumer. */
-const TRIGGERS = ['DeliveryScheduled', 'RedeliveryRequested'];
+const TRIGGERS = ['DeliveryScheduled', 'RedeliveryRequested', 'DeliveryDue'];
 /**
- * Jobs unacked at once (`maxAckPending`). A job waiting for its next retry is put back with its delay and counts
- * until it comes back, up to hours later: with JetStream's usual 1,000, a thousand retries of one dead endpoint
- * stopped every instance's retries (measured by a bug hunt on a real nats-server: another instance's due retry did
- * not go out within 10 s). JetStream keeps a few bytes per pending job; this replica holds only those it works.
+ * Jobs unacked at once (`maxAckPending`). A job put back with a delay (`nak`) counts until it comes back, so only
+ * short waits are put back (`holdUpToMs`); longer ones are scheduled (`later`). Before that, a thousand retries of
+ * one dead endpoint, each held for its 5 minutes to 10 hours, stopped every instance's retries at JetStream's usual
+ * bound of 1,000 (found by a bug hunt on a real nats-server). The bound stays high for bursts of short waits.
  */
 const MAX_WAITING_JOBS = 100_000;
+/** Waits up to this long are put back with JetStream (`nak`): the retry schedule's first step (5 s), network errors. */
+const HOLD_UP_TO_MS = 10_000;
 const MAX_PER_INSTANCE = 1_000;
 const HEARTBEAT_MS = 10_000;
 
@@ -47,12 +49,14 @@ export interface DelivererOptions {
   /** Redelivery time of a job held by a crashed replica; must exceed the HTTP time-out. */
   ackWaitMs: number;
   now: () => Date;
+  /** Waits up to this long are put back with JetStream, longer ones scheduled (default `HOLD_UP_TO_MS`). */
+  holdUpToMs?: number;
 }
 
 /**
  * Works the deliveries that did not succeed at their first attempt (and redelivery requests): one lane per
- * instance, a circuit breaker per instance, the retry schedule as delayed redelivery of the job, every attempt
- * recorded on the delivery's stream.
+ * instance, a circuit breaker per instance, every attempt recorded on the delivery's stream. A retry waits as a
+ * scheduled due marker (`EventStore.schedule`) when its wait is long, so waiting jobs are not held unacked.
  */
 export class Deliverer {
   private subscription: Subscription | null = null;
@@ -79,7 +83,7 @@ export class Deliverer {
   }
 
   async start(): Promise<void> {
-    this.subscription = await this.deliveries.subscribe(ALL_DELIVERIES_PATTERN, {
+    this.subscription = await this.deliveries.subscribe(ALL_DELIVERY_JOBS_PATTERN, {
       durableName: DURABLES.webhooksDeliverer,
       ackWaitMs: this.options.ackWaitMs,
       batch: this.options.batch,
@@ -115,9 +119,8 @@ export class Deliverer {
     }
   }
 
-  private async load(job: StoreDelivery): Promise<{ state: DeliveryState; version: number }> {
-    const stream = job.commit.stream;
-    if (job.deliveryCount === 1 && job.commit.events[0]?.type === 'DeliveryScheduled' && !this.cache.get(stream)) {
+  private async load(job: StoreDelivery, stream: string): Promise<{ state: DeliveryState; version: number }> {
+    if (job.commit.stream === stream && job.deliveryCount === 1 && job.commit.events[0]?.type === 'DeliveryScheduled' && !this.cache.get(stream)) {
       // A fresh job needs no read: its commit is the whole stream so far.
       const state = job.commit.events.map(upcastDelivery).reduce(evolveDelivery, initialDeliveryState());
       return { state, version: job.commit.sequence };
@@ -127,33 +130,40 @@ export class Deliverer {
 
   private async process(instanceId: string, job: StoreDelivery): Promise<void> {
     try {
-      const { state, version } = await this.load(job);
+      const stream = deliveryOfJob(job.commit.stream);
+      const { state, version } = await this.load(job, stream);
       const trigger = job.commit.events.find((e) => TRIGGERS.includes(e.type));
-      const jobRound = trigger?.type === 'RedeliveryRequested' ? Number(trigger.data.round) : 0;
+      const due = trigger?.type === 'DeliveryDue' ? (trigger.data as DeliveryDue['data']) : null;
+      const jobRound = trigger?.type === 'RedeliveryRequested' ? Number(trigger.data.round) : (due?.round ?? 0);
       // Done already, or superseded by a later redelivery request (that one carries the job now).
       if (!state.exists || state.status !== 'pending' || jobRound < state.round) return job.ack();
+      // Due for an attempt another job made meanwhile: that one put off what follows it.
+      if (due && due.attempt !== state.attempts.length + 1) return job.ack();
       const now = this.options.now();
-      const due = nextAttemptDue(state) - now.getTime();
-      if (due > 5) return job.nak(due);
+      const wait = nextAttemptDue(state) - now.getTime();
+      if (wait > 5) return await this.later(job, stream, state, wait, 0);
       // A drop is for good: only the end of the instance's stream may say its webhook is off.
       const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
       if (endpoint === null) return job.nak(1_000);
       if (!endpoint?.enabled || !endpoint.url || state.body === null) {
         // The webhook is off, or the payload was erased (its instance's data key destroyed): nothing to send.
         const reason = !endpoint?.enabled || !endpoint.url ? 'webhook disabled' : 'content_erased';
-        await this.append(job.commit.stream, state, version, decideDrop(reason, now.toISOString()), `drop-${state.deliveryId}-${state.round}`);
+        await this.append(stream, state, version, decideDrop(reason, now.toISOString()), `drop-${state.deliveryId}-${state.round}`);
         return job.ack();
       }
-      const wait = this.breaker.waitMs(instanceId);
-      if (wait > 0) return job.nak(wait + Math.floor(this.options.random() * 1_000));
+      const open = this.breaker.waitMs(instanceId);
+      if (open > 0) {
+        const deferrals = (due?.deferrals ?? 0) + 1;
+        return await this.later(job, stream, state, deferralMs(open, deferrals, this.options.random), deferrals);
+      }
       const attempt = state.attempts.length + 1;
       const { events, next, at } = await this.attempter.attempt(instanceId, { ...state, body: state.body }, endpoint.url);
-      await this.append(job.commit.stream, state, version, events, `attempt-${state.deliveryId}-${attempt}`);
+      const after = await this.append(stream, state, version, events, `attempt-${state.deliveryId}-${attempt}`);
       switch (next.kind) {
         case 'done':
           return job.ack();
         case 'retry':
-          return job.nak(next.delayMs);
+          return after.exists ? await this.later(job, stream, after, next.delayMs, 0) : job.ack();
         case 'disable_webhook':
           await disableWebhook(this.events, instanceId, endpoint.url, next.reason, at, `gone-${state.deliveryId}-${attempt}`);
           return job.ack();
@@ -164,8 +174,24 @@ export class Deliverer {
     }
   }
 
-  private async append(stream: string, state: DeliveryState, version: number, events: DeliveryEvent[], commandId: string): Promise<void> {
+  /**
+   * Puts the delivery's next step off by `delayMs`. A short wait stays with JetStream (the job is put back); a longer
+   * one becomes a due marker the store appends when its time comes, and the job is acked, so retries waiting for
+   * hours hold nothing. A repeat (this job redelivered after a crash) replaces the pending marker.
+   */
+  private async later(job: StoreDelivery, stream: string, state: Delivery, delayMs: number, deferrals: number): Promise<void> {
+    if (delayMs <= (this.options.holdUpToMs ?? HOLD_UP_TO_MS)) return job.nak(delayMs);
+    const now = this.options.now();
+    const marker = deliveryDue(now.toISOString(), { round: state.round, attempt: state.attempts.length + 1, deferrals });
+    await this.deliveries.schedule(dueStream(stream), [marker], new Date(now.getTime() + delayMs));
+    job.ack();
+  }
+
+  /** Records `events` on the delivery's stream; returns its state after them. */
+  private async append(stream: string, state: DeliveryState, version: number, events: DeliveryEvent[], commandId: string): Promise<DeliveryState> {
     const result = await this.deliveries.append(stream, events, { expectedVersion: version, commandId });
-    this.cache.set(stream, { state: events.reduce(evolveDelivery, state), version: result.version });
+    const after = events.reduce(evolveDelivery, state);
+    this.cache.set(stream, { state: after, version: result.version });
+    return after;
   }
 }
