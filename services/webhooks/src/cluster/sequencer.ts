@@ -1,3 +1,4 @@
+import { heartbeatMs } from '../worker/heartbeat';
 import { DURABLES, Gauge, instanceIdOf, WEBHOOK_DOMAIN_TYPES, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
 import { routeEvent } from './assignment';
 import type { Membership } from './membership';
@@ -5,7 +6,7 @@ import type { WorkOutcome, WorkSender } from './workChannel';
 
 /** The key of the sequencer's lease: one replica at a time reads the event stream for first attempts. */
 const SEQUENCER_LEASE = 'sequencer';
-const HEARTBEAT_MS = 10_000;
+
 /**
  * Events handed out and not yet delivered, over all instances (`maxAckPending`). One instance's lane holds up to
  * 1,000 (`router.ts`) while its endpoint is slow: with a bound of 1,000, one slow endpoint stopped every instance's
@@ -93,7 +94,7 @@ export class Sequencer {
     this.heartbeat = setInterval(() => {
       this.unfinished.forEach((work) => work.delivery.inProgress());
       this.waiting.forEach((delivery) => delivery.inProgress());
-    }, HEARTBEAT_MS);
+    }, heartbeatMs(this.options.ackWaitMs));
     this.heartbeat.unref();
     await this.claim();
   }
@@ -178,7 +179,11 @@ export class Sequencer {
 
   private async read(subscription: Subscription): Promise<void> {
     try {
-      for await (const delivery of subscription) this.dispatch(delivery);
+      for await (const delivery of subscription) {
+        // Stepped down (lease lost): what is still read goes back to JetStream for the new leader.
+        if (this.subscription !== subscription) delivery.nak();
+        else this.dispatch(delivery);
+      }
     } catch (error) {
       this.logger.error({ err: error }, 'sequencer subscription ended');
       if (this.subscription === subscription) await this.stepDown('its subscription ended');
@@ -220,6 +225,18 @@ export class Sequencer {
     if (!this.unfinished.has(work)) return;
     // The replica is gone: its work (this included) goes to another one, in order (see reassign).
     if (outcome.kind === 'unreachable') return this.membership.unreachable(state.replica);
+    // No answer in time: the replica may still have it in its lane (a slow endpoint), or the forward was dropped.
+    // Keep the instance there and forward it again, behind it in the same serial lane (a copy finds the record of the
+    // first and sends nothing); handing it back to JetStream would free the instance for another replica at once.
+    if (outcome.kind === 'lost' && !work.local && !this.stopped) {
+      const copy = again(work.delivery);
+      setTimeout(() => {
+        if (!this.unfinished.has(work)) return;
+        work.delivery = copy;
+        void this.sender.send(state.replica, copy).then((next) => this.finish(instanceId, state, work, next));
+      }, 1_000).unref();
+      return;
+    }
     this.settle(work, outcome);
     state.inFlight.splice(state.inFlight.indexOf(work), 1);
     if (state.inFlight.length > 0 || this.instances.get(instanceId) !== state) return;

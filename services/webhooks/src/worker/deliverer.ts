@@ -16,6 +16,7 @@ import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, t
 import { disableWebhook } from '../endpoints/disableWebhook';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
+import { heartbeatMs } from './heartbeat';
 import { deferralMs, type CircuitBreaker } from './circuitBreaker';
 
 /** The events that make a delivery job; the store acks the others (attempts, outcomes) for this consumer. */
@@ -30,7 +31,6 @@ const MAX_WAITING_JOBS = 100_000;
 /** Waits up to this long are put back with JetStream (`nak`): the retry schedule's first step (5 s), network errors. */
 const HOLD_UP_TO_MS = 10_000;
 const MAX_PER_INSTANCE = 1_000;
-const HEARTBEAT_MS = 10_000;
 
 /** The delivery aggregate for the shared loading helpers (its decisions live in `delivery/decisions`). */
 export const deliveryDecider: Decider<never, DeliveryEvent, DeliveryState> = {
@@ -90,7 +90,7 @@ export class Deliverer {
       maxAckPending: MAX_WAITING_JOBS,
       types: TRIGGERS,
     });
-    this.heartbeat = setInterval(() => this.held.forEach((d) => d.inProgress()), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => this.held.forEach((d) => d.inProgress()), heartbeatMs(this.options.ackWaitMs));
     this.heartbeat.unref();
     this.running = this.run(this.subscription);
   }

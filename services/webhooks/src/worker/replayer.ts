@@ -1,4 +1,14 @@
-import { DURABLES, instanceHistoryPattern, instanceIdOf, type Delivery as StoreDelivery, type EventStore, type Logger, type Subscription } from '@wagw/lib';
+import { heartbeatMs } from './heartbeat';
+import {
+  DURABLES,
+  instanceHistoryPattern,
+  instanceIdOf,
+  type Delivery as StoreDelivery,
+  type EventStore,
+  type Logger,
+  type Subscription,
+  webhookWants,
+} from '@wagw/lib';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { ALL_REPLAYS_PATTERN, replayDeliveryId, replayEvent, type ReplayEvent } from '../replay/events';
 import { evolveReplay, initialReplayState, upcastReplay, type ReplayState } from '../replay/state';
@@ -6,7 +16,6 @@ import { webhookEventsOf } from '../routing/webhookEvent';
 import { firstAttempt, type FirstAttemptDeps } from './firstAttempt';
 import { Pacer } from './pacer';
 
-const HEARTBEAT_MS = 10_000;
 /** How often a running replay records how far it got (the point it resumes from after a crash). */
 const PROGRESS_EVERY_MS = 1_000;
 
@@ -66,7 +75,7 @@ export class Replayer {
   }
 
   private async work(job: StoreDelivery): Promise<void> {
-    const heartbeat = setInterval(() => job.inProgress(), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => job.inProgress(), heartbeatMs(this.options.ackWaitMs));
     try {
       const stream = job.commit.stream;
       const commits = await this.deliveries.readStream(stream);
@@ -103,6 +112,8 @@ export class Replayer {
         if (!endpoint?.enabled || !endpoint.url) {
           return record(replayEvent('ReplayFinished', new Date().toISOString(), { replayed, reason: 'the webhook was switched off' }));
         }
+        // As live: types outside the webhook's event filter were never delivered, and are not now.
+        if (!webhookWants(endpoint.events, webhook.type)) continue;
         await pacer.wait();
         await firstAttempt(this.attempts, instanceId, webhook, endpoint.url, {
           deliveryId: replayDeliveryId(replayId, webhook.id),
