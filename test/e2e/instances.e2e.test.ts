@@ -147,6 +147,23 @@ describe('instances over HTTP', () => {
     expect(history.body.events).toHaveLength(1);
   });
 
+  it("holds an Idempotency-Key to its account, instance and operation: another account's or operation's same key is a command of its own", async () => {
+    const headers = { 'idempotency-key': 'order-4711' };
+    const mine = await stack.call('/v1/create_instance', { headers, account: 'idem-a' });
+    const theirs = await stack.call('/v1/create_instance', { headers, account: 'idem-b' });
+    expect(mine.status).toBe(200);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.instance_id).not.toBe(mine.body.instance_id);
+    const id = mine.body.instance_id as string;
+    const reset = await stack.call(`/v1/reset_instance?instance_id=${id}`, { headers, account: 'idem-a' });
+    expect(reset.status).toBe(200);
+    const again = await stack.call(`/v1/reset_instance?instance_id=${id}`, { headers, account: 'idem-a' });
+    expect(again.status).toBe(200);
+    const history = await stack.call(`/v1/history?instance_id=${id}`, { account: 'idem-a' });
+    // Created, then reset once: the repeated reset is the same command.
+    expect((history.body.events as Array<{ type: string }>).map((e) => e.type)).toEqual(['InstanceCreated', 'InstanceReset']);
+  });
+
   describe('credentials', () => {
     it('accepts the token as access_token in the query', async () => {
       const { status } = await stack.call(`/v1/create_instance?access_token=${stack.token()}`, { token: null });

@@ -177,7 +177,9 @@ export class InstancesService {
 
   private async run(instanceId: string, commandId: string, command: InstanceCommand, expectNew = false): Promise<InstanceView> {
     const result = await handleCommand(this.deps.store, instanceDecider, instanceStream(instanceId), command, {
-      commandId: commandId || newCommandId(),
+      // A client's Idempotency-Key names one command of one instance: JetStream dedupes message ids over the whole
+      // stream, so a bare key would make another account's or operation's command with the same key a silent no-op.
+      commandId: commandId ? `${instanceId}.${command.type}.${commandId}` : newCommandId(),
       cache: this.cache,
       expectNew,
     });
