@@ -100,7 +100,7 @@ describe('instances over HTTP', () => {
 
     const early = await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(before)}`);
     expect([early.status, early.body.code]).toEqual([404, 'instance_not_found']);
-    for (const bad of ['yesterday', '2026-11-23', '2026-11-23T10:00:00', '2026-13-45T99:00:00Z']) {
+    for (const bad of ['yesterday', '2026-11-23', '2026-11-23T10:00:00', '2026-13-45T99:00:00Z', '2026-11-31T10:00:00Z', '2026-02-30T10:00:00Z']) {
       const r = await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(bad)}`);
       expect([bad, r.status, r.body.code]).toEqual([bad, 400, 'invalid_time']);
     }

@@ -10,22 +10,26 @@ export const assertInstanceId = (instanceId: string): void => {
   }
 };
 
-/** A webhook URL is absolute http(s), at most 2,048 characters, with no credentials in it. */
-export const assertWebhookUrl = (url: string): void => {
-  if (url.length === 0) throw invalidArgument('invalid_webhook_url', 'webhook_url is required');
-  if (url.length > LIMITS.url) {
-    throw invalidArgument('invalid_webhook_url', `webhook_url must be at most ${LIMITS.url} characters`);
-  }
+/**
+ * A URL a client hands over to be called (webhook_url, media_url): absolute http(s), at most 2,048 characters, no
+ * user name or password (they would be stored in the log and shown in status and history), and no whitespace or
+ * control character anywhere: the URL parser drops tabs and line breaks, so the URL called would differ from the one
+ * stored and shown. A 400 with `code` otherwise.
+ */
+export const assertCallableUrl = (url: string, field: string, code: string): void => {
+  if (url.length === 0) throw invalidArgument(code, `${field} is required`);
+  if (url.length > LIMITS.url) throw invalidArgument(code, `${field} must be at most ${LIMITS.url} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f]/.test(url)) throw invalidArgument(code, `${field} must not contain spaces or control characters (percent-encode them)`);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw invalidArgument('invalid_webhook_url', 'webhook_url must be an absolute http(s) URL');
+    throw invalidArgument(code, `${field} must be an absolute http(s) URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw invalidArgument('invalid_webhook_url', 'webhook_url must use http or https');
-  }
-  if (parsed.username || parsed.password) {
-    throw invalidArgument('invalid_webhook_url', 'webhook_url must not carry credentials');
-  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidArgument(code, `${field} must use http or https`);
+  if (parsed.username || parsed.password) throw invalidArgument(code, `${field} must not carry credentials`);
 };
+
+/** A webhook URL: see `assertCallableUrl`. */
+export const assertWebhookUrl = (url: string): void => assertCallableUrl(url, 'webhook_url', 'invalid_webhook_url');

@@ -52,11 +52,21 @@ export const oneOf = <T extends string>(values: readonly T[], value: string, wha
   return found;
 };
 
+/**
+ * Whether the time's date and hour exist: `Date.parse` rolls `2026-11-31` over to December 1st and `T24:00` to the
+ * next day, so a query would silently read another day than the one asked for.
+ */
+const isCalendarDate = (value: string): boolean => {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && value.slice(11, 13) !== '24';
+};
+
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** A point in time given as ISO 8601 with a time zone (`2026-11-23T10:00:00Z`); anything else is a 400 naming the field. */
 export const parseIsoTime = (value: string, field: string): Date => {
-  const time = ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  const time = ISO_8601.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z`);
   return new Date(time);
 };

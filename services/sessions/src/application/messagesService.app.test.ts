@@ -193,6 +193,8 @@ describe('MessagesService.accept (application, in-memory store)', () => {
       ['a text over the limit', { text: 'x'.repeat(4_097) }, 'message_too_long'],
       ['media without a URL', { type: 'media', text: '' }, 'invalid_media_url'],
       ['media over ftp', { type: 'media', mediaUrl: 'ftp://cdn.example/a.pdf' }, 'invalid_media_url'],
+      ['media with a password in its URL', { type: 'media', mediaUrl: 'https://user:s3cret@cdn.example/a.pdf' }, 'invalid_media_url'],
+      ['media with a line break in its URL', { type: 'media', mediaUrl: 'https://cdn.example/a\r\n.pdf' }, 'invalid_media_url'],
       ['media on a private address', { type: 'media', mediaUrl: 'https://intranet.example/a.pdf' }, 'media_url_forbidden'],
       ['an id that is not an instance id', { instanceId: 'nope' }, 'invalid_instance_id'],
     ];

@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   AppError,
+  assertCallableUrl,
   assertInstanceId,
   conflict,
-  invalidArgument,
   isVersionConflict,
-  LIMITS,
   notFound,
   unavailable,
   messageEvent,
@@ -100,14 +99,7 @@ export class MessagesService {
   }
 
   private async assertMediaUrl(url: string): Promise<void> {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw invalidArgument('invalid_media_url', 'media_url must be an absolute http(s) URL for type media');
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidArgument('invalid_media_url', 'media_url must use http or https');
-    if (url.length > LIMITS.url) throw invalidArgument('invalid_media_url', `media_url must be at most ${LIMITS.url} characters`);
+    assertCallableUrl(url, 'media_url', 'invalid_media_url');
     await this.checkMediaUrl(url);
   }
 }

@@ -13,6 +13,20 @@ export interface MediaLimits {
 export class MediaError extends Error {}
 
 /**
+ * The file name a URL's path ends in, percent-decoded; as written when it does not decode (`bad%E0%A4%A`): a
+ * URIError here once failed the dispatch as a transient error, so the send was retried for a minute and held up the
+ * instance's later sends.
+ */
+export const fileNameOf = (url: string): string => {
+  const last = new URL(url).pathname.split('/').pop() || 'file';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+};
+
+/**
  * Fetches a message's media: a time limit, a size cap (declared and actual), no redirects to elsewhere than
  * http(s), and the SSRF guard on every connection unless private networks are allowed.
  */
@@ -60,7 +74,7 @@ export const createMediaFetcher = (limits: MediaLimits) => {
       }
       const type = response.headers['content-type'];
       const mimetype = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'application/octet-stream';
-      const name = filename ?? decodeURIComponent(new URL(url).pathname.split('/').pop() || 'file');
+      const name = filename ?? fileNameOf(url);
       return { data: Buffer.concat(chunks), mimetype, filename: name, ...(caption ? { caption } : {}) };
     },
     close: () => agent.close(),

@@ -1,0 +1,49 @@
+import { assertCallableUrl } from './inputs';
+import { parseIsoTime } from './rules';
+
+describe('assertCallableUrl', () => {
+  const code = (url: string): string | null => {
+    try {
+      assertCallableUrl(url, 'webhook_url', 'invalid_webhook_url');
+      return null;
+    } catch (error) {
+      return (error as { code: string }).code;
+    }
+  };
+  it('takes an absolute http(s) URL, with a query and percent-encoded parts', () => {
+    expect(code('https://hooks.example/wa?x=1&y=%20z')).toBeNull();
+    expect(code('http://127.0.0.1:8080/a%2Fb')).toBeNull();
+  });
+  it.each([
+    ['a leading space', ' https://hooks.example/a'],
+    ['a trailing space', 'https://hooks.example/a '],
+    ['a tab the parser would drop', 'https://hooks.example/a\tb'],
+    ['a line break the parser would drop', 'https://hooks.example/a\r\nb'],
+    ['a NUL', 'https://hooks.example/a\u0000'],
+    ['a user name and password', 'https://user:pw@hooks.example/a'],
+    ['another scheme', 'ftp://hooks.example/a'],
+    ['no scheme', 'hooks.example/a'],
+    ['nothing', ''],
+  ])('refuses %s', (_name, url) => {
+    expect(code(url)).toBe('invalid_webhook_url');
+  });
+});
+
+describe('parseIsoTime', () => {
+  it('reads a time with a time zone', () => {
+    expect(parseIsoTime('2026-11-23T10:00:00+02:00', 'at').toISOString()).toBe('2026-11-23T08:00:00.000Z');
+    expect(parseIsoTime('2028-02-29T00:00Z', 'at').toISOString()).toBe('2028-02-29T00:00:00.000Z');
+  });
+  it.each(['2026-11-31T10:00:00Z', '2026-02-29T10:00:00Z', '2026-11-23T24:00:00Z', '2026-11-23', 'yesterday'])(
+    'refuses %s instead of reading another day',
+    (value) => {
+      let code: string | null = null;
+      try {
+        parseIsoTime(value, 'at');
+      } catch (error) {
+        code = (error as { code: string }).code;
+      }
+      expect(code).toBe('invalid_time');
+    },
+  );
+});
