@@ -1,5 +1,5 @@
 import { assertCallableUrl } from './inputs';
-import { parseIsoTime } from './rules';
+import { exceedsCharacters, parseIsoTime } from './rules';
 
 describe('assertCallableUrl', () => {
   const code = (url: string): string | null => {
@@ -46,4 +46,13 @@ describe('parseIsoTime', () => {
       expect(code).toBe('invalid_time');
     },
   );
+});
+
+describe('exceedsCharacters', () => {
+  it('counts characters as the JSON schemas do: an emoji is one', () => {
+    expect(exceedsCharacters('😀'.repeat(3_000), 4_096)).toBe(false);
+    expect(exceedsCharacters('😀'.repeat(4_097), 4_096)).toBe(true);
+    expect(exceedsCharacters('x'.repeat(4_096), 4_096)).toBe(false);
+    expect(exceedsCharacters('x'.repeat(4_097), 4_096)).toBe(true);
+  });
 });

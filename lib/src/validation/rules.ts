@@ -53,6 +53,26 @@ export const oneOf = <T extends string>(values: readonly T[], value: string, wha
 };
 
 /**
+ * Whether `text` holds more than `max` characters, counted as the gateway's JSON schemas count them (code points: an
+ * emoji is one character, not two UTF-16 units), so a text the schema takes is not refused behind it. Counted only
+ * past `max` UTF-16 units: a text within them is within the limit (the hot path allocates nothing).
+ */
+export const exceedsCharacters = (text: string, max: number): boolean => {
+  if (text.length <= max) return false;
+  let count = 0;
+  // Code points: a high surrogate followed by a low one is one character.
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > max) return true;
+  }
+  return false;
+};
+
+/**
  * Whether the time's date and hour exist: `Date.parse` rolls `2026-11-31` over to December 1st and `T24:00` to the
  * next day, so a query would silently read another day than the one asked for.
  */

@@ -84,6 +84,12 @@ describe('MessagesService.accept (application, in-memory store)', () => {
       expect(answer).toMatch(/^m_[0-9a-f]+$/);
     });
 
+    it('accepts a text of 3,000 emoji: 3,000 characters, as the API counts them, though 6,000 UTF-16 units', async () => {
+      await given(instance(created, linked, connected))
+        .when(() => service.accept(send({ text: '😀'.repeat(3_000) })))
+        .then((messageId) => ({ commits: [accepted(messageId, { text: '😀'.repeat(3_000) })] }));
+    });
+
     it('accepts while disconnected: the message waits for the connection to come back', async () => {
       await given(instance(created, linked, connected), instance(instanceEvent('InstanceDisconnected', NOW, { reason: 'connection_lost', reconnecting: true })))
         .when(() => service.accept(send()))

@@ -4,6 +4,7 @@ import {
   assertLocation,
   assertMessageId,
   assertVcard,
+  exceedsCharacters,
   invalidArgument,
   isPhoneNumber,
   isSendType,
@@ -44,7 +45,7 @@ export const recipientOf = (to: string, groupId: string): string => {
 export const assertContent = (content: SendContent): void => {
   const { type, text } = content;
   if (!isSendType(type)) throw invalidArgument('invalid_type', 'type must be text, media, location, contact or reaction');
-  if (text.length > LIMITS.text) throw invalidArgument('message_too_long', `message must be at most ${LIMITS.text} characters`);
+  if (exceedsCharacters(text, LIMITS.text)) throw invalidArgument('message_too_long', `message must be at most ${LIMITS.text} characters`);
   if (type === 'text' && text.trim() === '') throw invalidArgument('missing_message', 'message is required for type text');
   if (type === 'location') {
     if (!content.location) throw invalidArgument('missing_location', 'latitude and longitude are required for type location');

@@ -2,6 +2,7 @@ import {
   assertGroupId,
   assertInboundMessageId,
   assertInstanceId,
+  exceedsCharacters,
   invalidArgument,
   isPhoneNumber,
   LIMITS,
@@ -84,7 +85,7 @@ export const sessionsHandlers = (
     if (r.groupId) assertGroupId(r.groupId);
     if (!isPhoneNumber(r.from)) throw invalidArgument('invalid_number', 'from must be 7 to 15 international digits without +');
     if (!r.text && !r.mediaKind) throw invalidArgument('invalid_inbound', 'Give text, media, or both');
-    if (r.text.length > LIMITS.text) throw invalidArgument('invalid_text', `text holds at most ${LIMITS.text} characters`);
+    if (exceedsCharacters(r.text, LIMITS.text)) throw invalidArgument('invalid_text', `text holds at most ${LIMITS.text} characters`);
     if (r.mediaSize > SANDBOX_MEDIA_MAX_BYTES) throw invalidArgument('invalid_media_size', `media_size is at most ${SANDBOX_MEDIA_MAX_BYTES} bytes`);
     const media = r.mediaKind ? { kind: r.mediaKind, size: r.mediaSize } : null;
     await owner.sandboxInbound(r.instanceId, { from: r.from, pushName: r.pushName, text: r.text, media, groupId: r.groupId });
