@@ -1,6 +1,7 @@
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
 import { AppError } from '@wagw/lib';
+import { clientNetworkOf } from '../rateLimit/clientNetwork';
 import type { WindowCounter } from '../rateLimit/windowCounter';
 import { authenticatedAccount } from './auth';
 
@@ -31,7 +32,7 @@ const storeOver = (counter: WindowCounter): FastifyRateLimitStoreCtor =>
 /**
  * The limiter of the `/v1` routes, as a preValidation hook that runs after the credential was read and before it is
  * refused: a request with a valid credential counts for its account, one without for its client address, so token
- * guessing is limited too. Over the limit: 429 `rate_limited` with Retry-After and the RateLimit-* headers.
+ * guessing is limited too (an IPv6 client by its /64). Over the limit: 429 `rate_limited` with Retry-After and the RateLimit-* headers.
  */
 export const createRateLimiter = async (app: FastifyInstance, counter: WindowCounter, settings: RateLimitSettings): Promise<preValidationAsyncHookHandler> => {
   await app.register(rateLimit, {
@@ -41,7 +42,7 @@ export const createRateLimiter = async (app: FastifyInstance, counter: WindowCou
     timeWindow: settings.windowMs,
     keyGenerator: (request) => {
       const account = authenticatedAccount(request);
-      return account ? `${ACCOUNT}${account}` : `address:${request.ip}`;
+      return account ? `${ACCOUNT}${account}` : `address:${clientNetworkOf(request.ip)}`;
     },
     max: (_request, key) => (key.startsWith(ACCOUNT) ? settings.accountMax : settings.anonymousMax) || Number.MAX_SAFE_INTEGER,
     errorResponseBuilder: (request, { max, after }) => {
