@@ -6,7 +6,7 @@ import type { CallBatch } from '../generated/wagw/call/v1/CallBatch';
 import type { CallRequest } from '../generated/wagw/call/v1/CallRequest';
 import type { ReplyBatch__Output } from '../generated/wagw/call/v1/ReplyBatch';
 import { NOT_STARTED } from './callServer';
-import { framesOf } from './callFrames';
+import { fitsAFrame, framesOf, itemBytes, tooLargeForFrame } from './callFrames';
 import { fromErrorDetail } from './errors';
 
 export type CallStream = ClientDuplexStream<CallBatch, ReplyBatch__Output>;
@@ -41,7 +41,8 @@ export interface CallClientOptions {
  * on one of a few long-lived streams; answers come back as frames matched by id. A stream that breaks (the
  * service restarted, a network failure) fails the calls it carried with a 503 (never retried: they may have run)
  * and is opened again by the next call. A call the service refused before running it (it was stopping) is sent
- * once more on a fresh stream. A call without an answer by its deadline fails with a 503.
+ * once more on a fresh stream. A call without an answer by its deadline fails with a 503. A request or reply too
+ * large for a frame (MAX_MESSAGE_BYTES) fails its own call only: 413 request_too_large, 500 response_too_large.
  */
 export class CallStreamClient<Definition extends ServiceDefinition> {
   private readonly lanes: Array<Lane | null>;
@@ -67,8 +68,11 @@ export class CallStreamClient<Definition extends ServiceDefinition> {
     const name = method as string;
     const codec = this.definition[method];
     if (!codec || codec.requestStream || codec.responseStream) throw new Error(`${name} is not a unary method of the ${this.options.service} service`);
+    const encoded = codec.requestSerialize(request);
+    // Sent anyway, it would be refused by the service and break the stream with every call on it.
+    if (!fitsAFrame(itemBytes(encoded, name))) throw tooLargeForFrame('request', name, encoded.length);
     const reply = await new Promise<Buffer>((resolve, reject) =>
-      this.dispatch({ method: name, request: codec.requestSerialize(request), resolve, reject, deadline: Date.now() + timeoutMs, resent: false }),
+      this.dispatch({ method: name, request: encoded, resolve, reject, deadline: Date.now() + timeoutMs, resent: false }),
     );
     return codec.responseDeserialize(reply) as ReplyOf<Definition[M]>;
   }
@@ -99,7 +103,7 @@ export class CallStreamClient<Definition extends ServiceDefinition> {
       // A lane that broke before its turn ended has failed these calls already.
       out: new TurnBatcher((items) => {
         if (lane.broken) return;
-        for (const frame of framesOf(items, (item) => item.request?.length ?? 0)) call.write({ items: frame });
+        for (const frame of framesOf(items, (item) => itemBytes(item.request, item.method))) call.write({ items: frame });
       }),
       broken: false,
     };

@@ -8,6 +8,7 @@ import type { SessionsClient } from '../generated/wagw/sessions/v1/Sessions';
 import { balancedChannelOptions } from './channel';
 import { CallStreamClient } from './callClient';
 import { callStreamServer, NOT_STARTED } from './callServer';
+import { MAX_MESSAGE_BYTES } from './messageSize';
 import { loadSessionsProto } from './proto';
 import { startGrpcServer, type GrpcServer } from './server';
 import { unaryHandler } from './unary';
@@ -17,7 +18,13 @@ const definition = proto.Sessions.service;
 const logger = pino({ level: 'silent' });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** Unary methods: one answers, one fails with an AppError, one answers 700 KB, one waits for the test to release it. */
+/** Over a gRPC message (4 MiB): a pairing code asked for this number answers 5 MiB. */
+const HUGE = '4900000000000';
+
+/**
+ * Unary methods: one answers, one fails with an AppError, one answers 700 KB (5 MiB for HUGE), one waits for the
+ * test to release it.
+ */
 const handlers = () => {
   const held: Array<() => void> = [];
   return {
@@ -27,7 +34,9 @@ const handlers = () => {
       GetQr: unaryHandler(logger, 'GetQr', async (): Promise<{ qr: string }> => {
         throw notFound('instance_not_found', 'Instance not found');
       }),
-      GetPairingCode: unaryHandler(logger, 'GetPairingCode', async () => ({ code: 'x'.repeat(700 * 1024) })),
+      GetPairingCode: unaryHandler(logger, 'GetPairingCode', async (r: { number: string }) => ({
+        code: 'x'.repeat(r.number === HUGE ? 5 * 1024 * 1024 : 700 * 1024),
+      })),
       Reconnect: unaryHandler(logger, 'Reconnect', () => new Promise<{ success: boolean }>((resolve) => held.push(() => resolve({ success: true })))),
     },
   };
@@ -88,6 +97,31 @@ describe('callStreamServer', () => {
     expect(definition.GetPairingCode.responseDeserialize(call.written[3]!.items![0]!.reply as Buffer)).toEqual({ code: 'x'.repeat(700 * 1024) });
   });
 
+  it('answers a reply too large for any frame as the error of its call; the frames of the turn stay within the limit', async () => {
+    const server = callStreamServer(definition, handlers().handlers, logger);
+    const call = new FakeServerCall();
+    server.handler(call as unknown as ServerDuplexStream<CallBatch__Output, ReplyBatch>);
+    const pairing = (number: string) => definition.GetPairingCode.requestSerialize({ instanceId: 'a', number });
+    call.emit(
+      'data',
+      frame(
+        { id: 1, method: 'GetPairingCode', request: pairing(HUGE) },
+        { id: 2, method: 'SendUsage', request: usageRequest('abc') },
+        { id: 3, method: 'GetPairingCode', request: pairing('4915112345678') },
+      ),
+    );
+    await nextTurn();
+    await nextTurn();
+    const items = call.written.flatMap((f) => f.items!).sort((a, b) => a.id! - b.id!);
+    expect(items.map((item) => [item.id, item.error?.code ?? 'reply'])).toEqual([
+      [1, 'response_too_large'],
+      [2, 'reply'],
+      [3, 'reply'],
+    ]);
+    expect(items[0]!.error).toMatchObject({ kind: 'internal' });
+    for (const written of call.written) expect(definition.Call.responseSerialize(written).length).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+  });
+
   it('when draining, answers what runs, refuses new calls unstarted and then ends the stream', async () => {
     const { handlers: impl, held } = handlers();
     const server = callStreamServer(definition, impl, logger);
@@ -112,7 +146,12 @@ describe('the Call stream over gRPC', () => {
   let server: GrpcServer | null = null;
   let client: SessionsClient;
   let calls: CallStreamClient<typeof definition>;
-  const start = async (port = 0) => (server = await startGrpcServer(definition, handlers().handlers, `127.0.0.1:${port}`, logger));
+  let held: Array<() => void> = [];
+  const start = async (port = 0) => {
+    const made = handlers();
+    held = made.held;
+    return (server = await startGrpcServer(definition, made.handlers, `127.0.0.1:${port}`, logger));
+  };
   afterEach(async () => {
     calls.close();
     client.close();
@@ -144,5 +183,42 @@ describe('the Call stream over gRPC', () => {
       if (!answer) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(answer).toMatchObject({ queued: 3 });
+  });
+
+  it('fails a reply too large for a frame on its own: a call in flight on the same stream is answered, the stream stays open', async () => {
+    const { port } = await start();
+    client = new proto.Sessions(`127.0.0.1:${port}`, credentials.createInsecure(), balancedChannelOptions);
+    let opened = 0;
+    calls = new CallStreamClient(
+      definition,
+      () => {
+        opened++;
+        return client.Call();
+      },
+      { service: 'sessions', streams: 1 },
+    );
+    const waiting = calls.call('Reconnect', { instanceId: 'a' }, 5_000);
+    await expect(calls.call('GetPairingCode', { instanceId: 'a', number: HUGE }, 5_000)).rejects.toMatchObject({
+      kind: 'internal',
+      code: 'response_too_large',
+    });
+    held.forEach((release) => release());
+    await expect(waiting).resolves.toEqual({ success: true });
+    await expect(calls.call('GetPairingCode', { instanceId: 'a', number: '4915112345678' }, 5_000)).resolves.toMatchObject({ code: expect.any(String) });
+    expect(opened).toBe(1);
+  });
+
+  it('refuses a request too large for a frame before sending it (413), without breaking the stream', async () => {
+    const { port } = await start();
+    client = new proto.Sessions(`127.0.0.1:${port}`, credentials.createInsecure(), balancedChannelOptions);
+    calls = new CallStreamClient(definition, () => client.Call(), { service: 'sessions', streams: 1 });
+    const waiting = calls.call('Reconnect', { instanceId: 'a' }, 5_000);
+    await expect(calls.call('SendUsage', { instanceId: 'x'.repeat(5 * 1024 * 1024) }, 5_000)).rejects.toMatchObject({
+      kind: 'too_large',
+      code: 'request_too_large',
+    });
+    for (let turn = 0; turn < 100 && held.length === 0; turn++) await new Promise((resolve) => setTimeout(resolve, 20));
+    held.forEach((release) => release());
+    await expect(waiting).resolves.toEqual({ success: true });
   });
 });

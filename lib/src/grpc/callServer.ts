@@ -6,7 +6,7 @@ import type { CallBatch__Output } from '../generated/wagw/call/v1/CallBatch';
 import type { CallReply } from '../generated/wagw/call/v1/CallReply';
 import type { CallRequest__Output } from '../generated/wagw/call/v1/CallRequest';
 import type { ReplyBatch } from '../generated/wagw/call/v1/ReplyBatch';
-import { framesOf } from './callFrames';
+import { fitsAFrame, framesOf, itemBytes, tooLargeForFrame } from './callFrames';
 import { toErrorDetail } from './errors';
 import { plainUnaryOf, reportFailure, type PlainUnary } from './unary';
 
@@ -35,12 +35,21 @@ const runnables = (definition: ServiceDefinition, handlers: UntypedServiceImplem
   return table;
 };
 
+const replyBytes = ({ reply, error }: CallReply): number => itemBytes(reply, error?.kind, error?.code, error?.message);
+
+/** A reply too large for a frame fails its own call (response_too_large), not the stream with every call on it. */
+const fitting = (method: string, reply: Buffer): Buffer => {
+  if (!fitsAFrame(itemBytes(reply))) throw tooLargeForFrame('reply', method, reply.length);
+  return reply;
+};
+
 /**
  * The server side of a service's `Call` stream (proto/call.proto), one adapter for every service: each call of a
  * frame is decoded with its method's request type and run by the same function as the unary method, all of a
- * frame's calls together; the answers of one event-loop turn go back as one frame (or several, see callFrames). Errors travel as AppError
- * fields, so the caller maps them to HTTP exactly as a unary status. A stream ends once the caller has ended it
- * and every call it carried is answered.
+ * frame's calls together; the answers of one event-loop turn go back as one frame (or several, see callFrames), and
+ * an answer too large for any frame as an error of its call. Errors travel as AppError fields, so the caller maps
+ * them to HTTP exactly as a unary status. A stream ends once the caller has ended it and every call it carried is
+ * answered.
  */
 export const callStreamServer = (definition: ServiceDefinition, handlers: UntypedServiceImplementation, logger: Logger): CallStreamServer => {
   const table = runnables(definition, handlers);
@@ -59,7 +68,7 @@ export const callStreamServer = (definition: ServiceDefinition, handlers: Untype
     };
     const out = new TurnBatcher<CallReply>((items) => {
       if (finished || call.cancelled) return;
-      for (const frame of framesOf(items, (item) => item.reply?.length ?? 0)) call.write({ items: frame });
+      for (const frame of framesOf(items, replyBytes)) call.write({ items: frame });
       finish();
     });
     const answer = (reply: CallReply): void => {
@@ -85,7 +94,7 @@ export const callStreamServer = (definition: ServiceDefinition, handlers: Untype
       // A request that does not decode fails like a handler's error (internal), never the whole stream.
       Promise.resolve()
         .then(() => runnable.run(runnable.method.requestDeserialize(request)))
-        .then((response) => runnable.method.responseSerialize(response))
+        .then((response) => fitting(name, runnable.method.responseSerialize(response)))
         .then(
           (reply) => answer({ id, reply }),
           (error: unknown) => {

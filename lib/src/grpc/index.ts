@@ -47,5 +47,6 @@ export type { MarkReadResponse__Output as MarkReadMessage } from '../generated/w
 export type { MediaChunk, MediaChunk__Output as MediaChunkMessage } from '../generated/wagw/sessions/v1/MediaChunk';
 export type { SendUsageResponse__Output as SendUsageMessage } from '../generated/wagw/sessions/v1/SendUsageResponse';
 export * from './channel';
+export * from './messageSize';
 export * from './callClient';
 export * from './callTypes';

@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from '../log';
 import { callStreamServer } from './callServer';
+import { messageSizeOptions } from './messageSize';
 
 export interface GrpcServer {
   readonly port: number;
@@ -14,7 +15,7 @@ export interface GrpcServer {
  */
 export const startGrpcServer = (definition: ServiceDefinition, handlers: UntypedServiceImplementation, address: string, logger: Logger): Promise<GrpcServer> =>
   new Promise((resolve, reject) => {
-    const server = new Server();
+    const server = new Server(messageSizeOptions);
     const calls = definition.Call ? callStreamServer(definition, handlers, logger) : null;
     server.addService(definition, calls ? { ...handlers, Call: calls.handler } : handlers);
     server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {

@@ -1,0 +1,13 @@
+/**
+ * The largest gRPC message our servers and channels take or send: grpc-js's default receive limit (4 MiB), set on
+ * both sides (server.ts, channel.ts) from here, so that what is built to fit it (the Call stream's frames,
+ * callFrames.ts; the history's pages and export chunks) refers to this one number. A message past it fails its call:
+ * on a stream, the whole stream with every call it carries.
+ */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** The grpc-js options (channel and server) that hold every message to MAX_MESSAGE_BYTES. */
+export const messageSizeOptions = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+} as const;
