@@ -15,7 +15,9 @@ const Cursor = Type.Optional(Type.Integer({ minimum: 0, default: 0, description:
 const HistoryQuery = Type.Object({
   instance_id: InstanceId,
   cursor: Cursor,
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Most events a page holds; a page also ends at about 1 MiB of events' }),
+  ),
   ...Filters,
   access_token: AccessToken,
 });
@@ -44,7 +46,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         operationId: 'getHistory',
         summary: "An instance's audit trail",
         description:
-          'Every event of the instance and of its messages, oldest first, optionally filtered. Pass next_cursor back as cursor (with the same filters) for the next page; null means the end. A page holds whole commits and at most limit events (one commit larger than limit is returned whole); with filters it may hold fewer, even none, with a next_cursor to go on.',
+          'Every event of the instance and of its messages, oldest first, optionally filtered. Pass next_cursor back as cursor (with the same filters) for the next page; null means the end. A page holds whole commits, at most limit events and about 1 MiB of events (one commit larger than either is returned whole): large messages end a page before limit, and with filters it may hold fewer, even none; go on with next_cursor until it is null.',
         querystring: HistoryQuery,
         response: {
           200: envelope({ instance_id: InstanceId, events: Type.Array(HistoryEvent), next_cursor: Type.Union([Type.Integer(), Type.Null()]) }),

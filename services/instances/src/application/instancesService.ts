@@ -159,7 +159,7 @@ export class InstancesService {
     this.scans.closeAll();
   }
 
-  /** The whole history from `cursor` on, in pages of up to MAX_HISTORY_PAGE events, as one read. */
+  /** The whole history from `cursor` on, in pages of up to MAX_HISTORY_PAGE events and MAX_PAGE_BYTES, as one read. */
   async *exportHistory(account: string, instanceId: string, cursor: number, filters: HistoryFilters = {}): AsyncGenerator<HistoryPage> {
     await this.assertOwner(account, instanceId);
     yield* scanHistory(this.deps.store, parseFilters(instanceId, filters), cursor, MAX_HISTORY_PAGE);

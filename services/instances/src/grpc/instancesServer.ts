@@ -62,12 +62,12 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): Ha
   }),
   History: unaryHandler(logger, 'History', async (r) => {
     const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, filtersOf(r));
-    return { eventsJson: eventsJson(page.events), count: page.events.length, nextSequence: page.nextSequence ?? 0 };
+    return { eventsJson: eventsJson(page.json), count: page.events.length, nextSequence: page.nextSequence ?? 0 };
   }),
   ExportHistory: serverStreamHandler(logger, 'ExportHistory', async (r) => {
     const pages = service.exportHistory(r.account, r.instanceId, Number(r.fromSequence), filtersOf(r));
     const frames = async function* (): AsyncGenerator<HistoryChunkInput> {
-      for await (const page of pages) yield { ndjson: eventsNdjson(page.events), nextSequence: page.nextSequence ?? 0 };
+      for await (const page of pages) yield { ndjson: eventsNdjson(page.json), nextSequence: page.nextSequence ?? 0 };
     };
     // A caller that goes away ends the export: its scan is closed.
     return { frames: frames(), close: async () => void (await pages.return(undefined)) };
