@@ -1,5 +1,6 @@
 import { WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 import { stackWithReceiver } from '../harness/receiverStack';
+import { linkInSandbox } from '../harness/sandboxLink';
 
 describe('HTTP semantics: methods, paging, webhook event filters', () => {
   const context = stackWithReceiver();
@@ -12,12 +13,40 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
       headers: { authorization: `Bearer ${context.stack.token()}` },
     });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(response.headers.get('allow')).toBe('GET');
     expect(await response.json()).toEqual({ error: expect.stringContaining('DELETE'), code: 'method_not_allowed' });
     const send = await context.stack.call('/v1/send', { method: 'PUT', body: '{}' });
     expect(send.status).toBe(405);
     const unknown = await context.stack.call('/v1/nothing_here');
     expect(unknown).toEqual({ status: 404, body: { error: 'Route GET /v1/nothing_here not found', code: 'route_not_found' } });
+  });
+
+  it('answers HEAD on an API route 405 and runs nothing: no message sent, no instance created, no stream left hanging', async () => {
+    const listed = async () =>
+      ((await context.stack.call('/v1/list_instances?limit=1000')).body.instances as Array<{ instance_id: string }>).map((i) => i.instance_id);
+    const id = await create('acme');
+    await linkInSandbox(context.stack, id, '4915100000042');
+    const before = await listed();
+    const head = (path: string) =>
+      fetch(`${context.stack.baseUrl}${path}`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${context.stack.token()}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+    const send = await head(`/v1/send?instance_id=${id}&number=4915112345678&type=text&message=head`);
+    expect(send.status).toBe(405);
+    expect(send.headers.get('allow')).toBe('GET, POST');
+    const created = await head('/v1/create_instance');
+    expect(created.status).toBe(405);
+    expect(created.headers.get('allow')).toBe('GET');
+    expect((await head('/v1/events')).status).toBe(405);
+    expect((await head(`/v1/status?instance_id=${id}`)).status).toBe(405);
+
+    expect(await listed()).toEqual(before);
+    expect((await context.stack.call(`/v1/history?instance_id=${id}&types=MessageAccepted`)).body.events).toEqual([]);
+    // Static files have no side effects: they keep HEAD (registered by @fastify/static itself).
+    const page = await fetch(`${context.stack.baseUrl}/console/`, { method: 'HEAD', signal: AbortSignal.timeout(5_000) });
+    expect(page.status).toBe(200);
   });
 
   it('pages list_instances with a cursor and a limit: every instance once, oldest first, then next_cursor null', async () => {

@@ -75,6 +75,10 @@ export const buildGateway = async ({
     // Fastify's own request lines would log URLs with access_token; the metrics hook logs them redacted instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
+    // Fastify's automatic HEAD route runs the GET handler and drops the body, so a HEAD on an API route would send a
+    // message or create an instance (the GET forms act), and hang on /v1/events. HEAD is answered only where a route
+    // registers it (static files); elsewhere it is a 405 with the truthful Allow list.
+    exposeHeadRoutes: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);

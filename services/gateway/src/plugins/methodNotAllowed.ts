@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Answers a known path called with a method it does not take with 405 and `Allow` (RFC 9110 §15.5.6), and an unknown
  * path with 404; both with the JSON error body. Must be registered before the routes, so it sees each one added.
+ * `Allow` lists the methods registered, nothing more: with `exposeHeadRoutes` off (app.ts) a GET route has no HEAD
+ * unless it registers one (the static files do), so a HEAD there is a 405 too.
  */
 export const registerMethodNotAllowed = (app: FastifyInstance): void => {
   const methodsByPath = new Map<string, Set<string>>();
