@@ -20,6 +20,7 @@ import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
+import { registerValidation } from './plugins/validation';
 import { createRateLimiter, type RateLimitSettings } from './plugins/rateLimit';
 import type { WindowCounter } from './rateLimit/windowCounter';
 import { historyRoutes } from './routes/history';
@@ -80,6 +81,7 @@ export const buildGateway = async ({
     // registers it (static files); elsewhere it is a 405 with the truthful Allow list.
     exposeHeadRoutes: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  registerValidation(app);
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
   registerMethodNotAllowed(app);

@@ -1,0 +1,98 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { FastifyInstance, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+
+/**
+ * Fastify's own validator factory, so both compilers have exactly its Ajv options (useDefaults, removeAdditional,
+ * allErrors off) and ajv-formats; they differ in coercion only. The app adds no shared schemas (`addSchema`): a custom
+ * compiler would not see them.
+ */
+const buildCompiler = AjvCompiler();
+
+/** A querystring, params and headers are text: `limit=10` must become 10 (Fastify's default, coerceTypes 'array'). */
+const coercing = buildCompiler({}, { customOptions: {} });
+
+/** A JSON body says its types itself: coercion would take null or true for 0 or 1, [52] for 52, 12345 for "12345". */
+const exact = buildCompiler({}, { customOptions: { coerceTypes: false } });
+
+type Compiled = ReturnType<typeof coercing>;
+
+/** What Fastify asks of a validator compiler, and what it gets: a validate function with `errors`. */
+type ValidatorCompiler = FastifySchemaCompiler<unknown>;
+type ValidationResult = ReturnType<ValidatorCompiler>;
+
+/** A fault found before or after the schema's own validation, in Ajv's error form (Fastify formats it as `<part>/<field> <message>`). */
+type Check = (data: unknown) => FastifySchemaValidationError | null;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a property's schema takes a number: `type` number or integer, also inside a union (anyOf/oneOf). */
+const takesNumber = (schema: unknown): boolean => {
+  if (!isRecord(schema)) return false;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('number') || types.includes('integer')) return true;
+  return [schema.anyOf, schema.oneOf].some((list) => Array.isArray(list) && list.some(takesNumber));
+};
+
+/** A number written in decimal, and none of the other forms Ajv's `+value` reads (' ' as 0, '0x10' as 16, '0b1' as 1). */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Ajv coerces a query string to a number with `+value`, which reads blank or whitespace as 0 (`longitude=%20` would
+ * send a location at 0) and hex or binary as their values: the numeric fields of a querystring schema take decimal
+ * numbers only. Runs before Ajv, which replaces the strings.
+ */
+const decimalQueryNumbers = (schema: unknown): Check | null => {
+  const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
+  const fields = Object.keys(properties).filter((name) => takesNumber(properties[name]));
+  if (fields.length === 0) return null;
+  return (data) => {
+    if (!isRecord(data)) return null;
+    for (const field of fields) {
+      const value = data[field];
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (values.some((v) => typeof v === 'string' && !DECIMAL.test(v))) {
+        return { keyword: 'type', instancePath: `/${field}`, schemaPath: `#/properties/${field}/type`, params: {}, message: 'must be a decimal number' };
+      }
+    }
+    return null;
+  };
+};
+
+/** The schema's validator, with checks of our own before it (on the input as sent) and after it (on what it kept). */
+const withChecks = (validate: Compiled, before: Check[], after: Check[]): ValidationResult => {
+  const fail = (errors: FastifySchemaValidationError[]) => {
+    run.errors = errors;
+    return false;
+  };
+  const run: ValidationResult = (data: unknown) => {
+    for (const check of before) {
+      const fault = check(data);
+      if (fault) return fail([fault]);
+    }
+    const valid = validate(data);
+    // No route schema is $async; a promise here would be a mistake, not a pass.
+    if (typeof valid !== 'boolean') throw new Error('asynchronous schemas are not supported');
+    if (!valid) return fail(validate.errors ?? []);
+    for (const check of after) {
+      const fault = check(data);
+      if (fault) return fail([fault]);
+    }
+    run.errors = null;
+    return true;
+  };
+  return run;
+};
+
+/**
+ * Validates each part of a request with the compiler that suits it: bodies as typed JSON, the rest (text) coerced,
+ * with a querystring's numbers held to decimal. Must be set before the routes are registered.
+ */
+export const registerValidation = (app: FastifyInstance): void => {
+  app.setValidatorCompiler<unknown>((route) => {
+    // The factory's compilers take the route's definition (schema, method, url, part), as Fastify's default does.
+    const definition = { ...route };
+    if (route.httpPart === 'body') return withChecks(exact(definition), [], []);
+    const before = route.httpPart === 'querystring' ? [decimalQueryNumbers(route.schema)].filter((c): c is Check => c !== null) : [];
+    return withChecks(coercing(definition), before, []);
+  });
+};

@@ -1,0 +1,101 @@
+import { createLogger, createTokenVerifier, issueToken, type SendRequest } from '@wagw/lib';
+import type { FastifyInstance } from 'fastify';
+import { buildGateway } from './app';
+import { noRevocations } from './auth/revocations';
+import type { InstancesClientApi } from './instancesClient';
+import type { SessionsClientApi } from './sessionsClient';
+import type { WebhooksClientApi } from './webhooksClient';
+
+// Product rule: every bad input answers a clear 4xx in the error envelope, never a 500, a hang or a silently altered
+// value. The gateway runs over fakes of the services that record what reaches them, so a test sees both the answer
+// and whether (and with which values) a call went through.
+
+const SECRET = 's'.repeat(40);
+const INSTANCE = '6F1C0A9B3D2E4F5A6B7C';
+
+describe('request input: bad input is refused in the envelope, good input reaches the services unaltered', () => {
+  let gateway: FastifyInstance;
+  let base: string;
+  const sent: SendRequest[] = [];
+  const erased: string[] = [];
+
+  beforeAll(async () => {
+    const sessions = { send: async (request: SendRequest) => (sent.push(request), { messageId: 'm_1' }), ready: async () => true, close: () => undefined };
+    const instances = {
+      eraseData: async (_account: string, instanceId: string) => (erased.push(instanceId), { instanceId, dataErasedAt: '2026-11-24T01:00:00.000Z' }),
+      ready: async () => true,
+      close: () => undefined,
+    };
+    gateway = await buildGateway({
+      instances: instances as unknown as InstancesClientApi,
+      webhooks: { ready: async () => true, close: () => undefined } as unknown as WebhooksClientApi,
+      sessions: sessions as unknown as SessionsClientApi,
+      sandbox: false,
+      verifyToken: createTokenVerifier(SECRET),
+      revocations: noRevocations,
+      logger: createLogger('input-test', 'silent'),
+    });
+    await gateway.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
+  });
+  afterAll(() => gateway.close());
+  beforeEach(() => {
+    sent.splice(0);
+    erased.splice(0);
+  });
+
+  const auth = () => ({ authorization: `Bearer ${issueToken(SECRET, 'acme', 600)}` });
+  const answer = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> });
+  const post = async (path: string, body: string) =>
+    answer(await fetch(`${base}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body }));
+  const get = async (path: string) => answer(await fetch(`${base}${path}`, { headers: auth() }));
+  const SEND = `/v1/send?instance_id=${INSTANCE}&number=4915112345678`;
+
+  describe('JSON bodies are taken as typed, not coerced', () => {
+    const location = (latitude: string, longitude = '13.4') =>
+      `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"location","latitude":${latitude},"longitude":${longitude}}`;
+
+    it.each([
+      ['latitude and longitude null (were 0, 0)', location('null', 'null'), 'body/latitude'],
+      ['latitude true (was 1)', location('true'), 'body/latitude'],
+      ['latitude [52] (was 52)', location('[52]'), 'body/latitude'],
+      ['latitude "52" (was 52)', location('"52"'), 'body/latitude'],
+      ['message true (was "true")', `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":true}`, 'body/message'],
+      ['message 12345 (was "12345")', `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":12345}`, 'body/message'],
+      ['number as a JSON number', `{"instance_id":"${INSTANCE}","number":4915112345678,"type":"text","message":"hi"}`, 'body/number'],
+    ])('refuses a send with %s: 400 invalid_request naming the field', async (_case, body, field) => {
+      expect(await post('/v1/send', body)).toEqual({ status: 400, body: { error: expect.stringContaining(field), code: 'invalid_request' } });
+      expect(sent).toEqual([]);
+    });
+
+    it('refuses erase_instance_data with a numeric instance_id (was taken as its digits)', async () => {
+      const r = await post('/v1/erase_instance_data', '{"instance_id":12345678901234567890}');
+      expect(r).toEqual({ status: 400, body: { error: expect.stringContaining('body/instance_id'), code: 'invalid_request' } });
+      expect(erased).toEqual([]);
+    });
+
+    it('passes typed values through as they are', async () => {
+      expect((await post('/v1/send', location('52.5163', '-13.3777'))).status).toBe(200);
+      expect(sent[0]?.location).toEqual({ latitude: 52.5163, longitude: -13.3777, name: '' });
+    });
+  });
+
+  describe('querystring numbers are decimal numbers', () => {
+    it('still reads a GET form, where every value is text', async () => {
+      expect((await get(`${SEND}&type=location&latitude=52.5163&longitude=-1.5e1`)).status).toBe(200);
+      expect(sent[0]?.location).toEqual({ latitude: 52.5163, longitude: -15, name: '' });
+    });
+
+    it.each([
+      ['a blank', '%20'],
+      ['a whitespace', '%09%20'],
+      ['an empty', ''],
+      ['a hexadecimal', '0x10'],
+      ['a non-numeric', 'east'],
+    ])('refuses %s longitude (blank was read as 0, hex as its value): 400 invalid_request naming it', async (_case, value) => {
+      const r = await get(`${SEND}&type=location&latitude=52&longitude=${value}`);
+      expect(r).toEqual({ status: 400, body: { error: expect.stringContaining('querystring/longitude'), code: 'invalid_request' } });
+      expect(sent).toEqual([]);
+    });
+  });
+});
