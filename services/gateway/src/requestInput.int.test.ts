@@ -98,4 +98,29 @@ describe('request input: bad input is refused in the envelope, good input reache
       expect(sent).toEqual([]);
     });
   });
+
+  describe('strings are well-formed Unicode', () => {
+    const text = (message: string) => `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"${message}"}`;
+
+    it.each([
+      ['a lone high surrogate', '\\ud800'],
+      ['a lone low surrogate inside text', 'a\\udc00b'],
+      ['a reversed pair', '\\ude00\\ud83d'],
+    ])('refuses a message with %s (was stored as U+FFFD): 400 invalid_request naming the field', async (_case, message) => {
+      const r = await post('/v1/send', text(message));
+      expect(r).toEqual({ status: 400, body: { error: expect.stringMatching(/body\/message .*surrogate/), code: 'invalid_request' } });
+      expect(sent).toEqual([]);
+    });
+
+    it('walks a deeply nested unknown field without failing (a stack of its own, not recursion)', async () => {
+      const deep = `${'['.repeat(20_000)}"ok"${']'.repeat(20_000)}`;
+      const body = text('hi').replace(/}$/, `,"extra":${deep}}`);
+      expect((await post('/v1/send', body)).status).toBe(200);
+    });
+
+    it('passes a surrogate pair (an emoji written as JSON escapes) through', async () => {
+      expect((await post('/v1/send', text('hi \\ud83d\\ude00'))).status).toBe(200);
+      expect(sent[0]?.text).toBe('hi 😀');
+    });
+  });
 });

@@ -58,6 +58,41 @@ const decimalQueryNumbers = (schema: unknown): Check | null => {
   };
 };
 
+/** Half of a UTF-16 surrogate pair standing alone: a JSON escape (`\ud800`) can make one, UTF-8 cannot carry it. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** A key as a JSON Pointer segment (RFC 6901), so the error names the field even when its name holds `/` or `~`. */
+const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Every string of the input, keys included, must be well-formed Unicode: a lone surrogate would reach the event store
+ * as U+FFFD (protobuf writes UTF-8), a silently altered value. Walks with a stack of its own, not recursion, so a
+ * deeply nested input costs memory bounded by its size rather than the call stack.
+ */
+const wellFormedStrings: Check = (data) => {
+  const fault = (instancePath: string): FastifySchemaValidationError => ({
+    keyword: 'wellFormed',
+    instancePath,
+    schemaPath: '#',
+    params: {},
+    message: 'must be well-formed Unicode: it holds an unpaired UTF-16 surrogate (\\ud800-\\udfff alone)',
+  });
+  const pending: Array<{ value: unknown; path: string }> = [{ value: data, path: '' }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return fault(path);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        const itemPath = `${path}/${pointerSegment(key)}`;
+        if (LONE_SURROGATE.test(key)) return fault(itemPath);
+        pending.push({ value: item, path: itemPath });
+      }
+    }
+  }
+  return null;
+};
+
 /** The schema's validator, with checks of our own before it (on the input as sent) and after it (on what it kept). */
 const withChecks = (validate: Compiled, before: Check[], after: Check[]): ValidationResult => {
   const fail = (errors: FastifySchemaValidationError[]) => {
@@ -85,14 +120,18 @@ const withChecks = (validate: Compiled, before: Check[], after: Check[]): Valida
 
 /**
  * Validates each part of a request with the compiler that suits it: bodies as typed JSON, the rest (text) coerced,
- * with a querystring's numbers held to decimal. Must be set before the routes are registered.
+ * with a querystring's numbers held to decimal; strings of a body or query must be well-formed Unicode. Must be set
+ * before the routes are registered.
  */
 export const registerValidation = (app: FastifyInstance): void => {
   app.setValidatorCompiler<unknown>((route) => {
     // The factory's compilers take the route's definition (schema, method, url, part), as Fastify's default does.
     const definition = { ...route };
-    if (route.httpPart === 'body') return withChecks(exact(definition), [], []);
-    const before = route.httpPart === 'querystring' ? [decimalQueryNumbers(route.schema)].filter((c): c is Check => c !== null) : [];
-    return withChecks(coercing(definition), before, []);
+    if (route.httpPart === 'body') return withChecks(exact(definition), [], [wellFormedStrings]);
+    if (route.httpPart !== 'querystring') return withChecks(coercing(definition), [], []);
+    // A query cannot carry a lone surrogate (%ED%A0%80 is not UTF-8, so not decodable); checked anyway, so the rule
+    // does not hang on how the query happens to be parsed.
+    const decimal = decimalQueryNumbers(route.schema);
+    return withChecks(coercing(definition), decimal ? [decimal] : [], [wellFormedStrings]);
   });
 };
