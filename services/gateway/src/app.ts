@@ -20,6 +20,7 @@ import { registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
+import { parseQuery, registerStrictQuery } from './plugins/querystring';
 import { registerValidation } from './plugins/validation';
 import { createRateLimiter, type RateLimitSettings } from './plugins/rateLimit';
 import type { WindowCounter } from './rateLimit/windowCounter';
@@ -80,10 +81,12 @@ export const buildGateway = async ({
     // message or create an instance (the GET forms act), and hang on /v1/events. HEAD is answered only where a route
     // registers it (static files); elsewhere it is a 405 with the truthful Allow list.
     exposeHeadRoutes: false,
+    routerOptions: { querystringParser: parseQuery },
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerValidation(app);
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
+  registerStrictQuery(app);
   registerMethodNotAllowed(app);
   registerHttpMetrics(app);
 

@@ -123,4 +123,23 @@ describe('request input: bad input is refused in the envelope, good input reache
       expect(sent[0]?.text).toBe('hi 😀');
     });
   });
+
+  describe('a query is %-encoded UTF-8', () => {
+    it.each([
+      ['bytes that are not UTF-8', 'message=%ff%fe', 'message'],
+      ['an encoded lone surrogate', 'message=%ED%A0%80', 'message'],
+      ['a bad escape', 'message=%zz', 'message'],
+      ['a lone %', 'message=50%', 'message'],
+      ['an undecodable name', '%ff=1&message=hi', '%ff'],
+    ])('refuses %s (was sent as its raw text): 400 invalid_request naming the parameter', async (_case, query, name) => {
+      const r = await get(`${SEND}&type=text&${query}`);
+      expect(r).toEqual({ status: 400, body: { error: expect.stringContaining(`"${name}"`), code: 'invalid_request' } });
+      expect(sent).toEqual([]);
+    });
+
+    it('decodes a good one: escapes, + as a space, %2B as +', async () => {
+      expect((await get(`${SEND}&type=text&message=%E2%9C%93+ok%2B1`)).status).toBe(200);
+      expect(sent[0]?.text).toBe('✓ ok+1');
+    });
+  });
 });
