@@ -16,7 +16,7 @@ import { messagesRoutes } from './routes/messages';
 import { groupsRoutes } from './routes/groups';
 import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
-import { registerErrorHandling } from './plugins/errors';
+import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
@@ -82,6 +82,7 @@ export const buildGateway = async ({
     // registers it (static files); elsewhere it is a 405 with the truthful Allow list.
     exposeHeadRoutes: false,
     routerOptions: { querystringParser: parseQuery },
+    ...frameworkErrorOptions(loggerInstance),
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerValidation(app);
   registerErrorHandling(app);

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createLogger, createTokenVerifier, issueToken, type SendRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from './app';
@@ -140,6 +141,50 @@ describe('request input: bad input is refused in the envelope, good input reache
     it('decodes a good one: escapes, + as a space, %2B as +', async () => {
       expect((await get(`${SEND}&type=text&message=%E2%9C%93+ok%2B1`)).status).toBe(200);
       expect(sent[0]?.text).toBe('✓ ok+1');
+    });
+  });
+
+  describe('requests refused below the routes answer the envelope too', () => {
+    /** Sends bytes as they are (fetch would refuse to write most of these) and reads the answer until the server closes. */
+    const raw = (request: string): Promise<{ status: number; type: string; body: unknown }> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(new URL(base).port), '127.0.0.1', () => socket.write(request));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', () => undefined);
+        socket.setTimeout(5_000, () => socket.destroy(new Error('no answer within 5 s')));
+        socket.on('close', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const end = text.indexOf('\r\n\r\n');
+          if (end === -1) return reject(new Error(`no HTTP answer: ${JSON.stringify(text)}`));
+          const head = text.slice(0, end);
+          const type = /^content-type: *(.*)$/im.exec(head)?.[1] ?? '';
+          resolve({ status: Number(head.split(' ')[1]), type, body: JSON.parse(text.slice(end + 4)) as unknown });
+        });
+      });
+    const json = 'Host: x\r\nContent-Type: application/json\r\n';
+
+    it.each([
+      ['two different Content-Lengths', `POST /v1/send HTTP/1.1\r\n${json}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`],
+      ['Content-Length with chunked', `POST /v1/send HTTP/1.1\r\n${json}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+      ['a bad method token', 'GE(T /v1/status HTTP/1.1\r\nHost: x\r\n\r\n'],
+      ['a NUL in a header', 'GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Note: a\u0000b\r\n\r\n'],
+    ])('answers %s 400 bad_request (was Node\'s {"message":"Client Error"})', async (_case, request) => {
+      expect(await raw(request)).toEqual({
+        status: 400,
+        type: 'application/json; charset=utf-8',
+        body: { error: expect.stringContaining('Malformed HTTP request'), code: 'bad_request' },
+      });
+    });
+
+    it('answers headers over the limit 431 headers_too_large', async () => {
+      const r = await raw(`GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+      expect(r).toEqual({ status: 431, type: 'application/json; charset=utf-8', body: { error: expect.any(String), code: 'headers_too_large' } });
+    });
+
+    it('answers a path that is not %-encoded UTF-8 400 bad_url (was FST_ERR_BAD_URL)', async () => {
+      const r = await raw('GET /v1/sta%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(r).toEqual({ status: 400, type: 'application/json; charset=utf-8', body: { error: expect.stringContaining('/v1/sta%ff'), code: 'bad_url' } });
     });
   });
 });

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorKind } from '@wagw/lib';
 
 /** The one place an error becomes an HTTP status (DESIGN §7). */
@@ -19,6 +21,15 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_BAD_URL: 'bad_url',
+  FST_ERR_MAX_PARAM_LENGTH: 'url_too_long',
+};
+
+/** The answer to an error Fastify raised itself: its 4xx with our code for it; anything else is an internal error. */
+const fastifyAnswer = (error: FastifyError): { status: number; body: { error: string; code: string } } => {
+  const status = error.statusCode ?? 500;
+  if (status >= 500) return { status: 500, body: { error: 'Internal error', code: 'internal' } };
+  return { status, body: { error: error.message, code: FASTIFY_CODES[error.code] ?? 'bad_request' } };
 };
 
 /** Errors answer `{ error, code }`; 5xx details stay in the log. */
@@ -38,11 +49,46 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
       const field = error.validationContext ? `${error.validationContext}` : 'request';
       return reply.code(400).send({ error: `Invalid ${field}: ${error.message}`, code: 'invalid_request' });
     }
-    const status = error.statusCode ?? 500;
-    if (status < 500) {
-      return reply.code(status).send({ error: error.message, code: FASTIFY_CODES[error.code] ?? 'bad_request' });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: 'Internal error', code: 'internal' });
+    const { status, body } = fastifyAnswer(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(status).send(body);
   });
 };
+
+/** A malformed request the HTTP parser refused, as the envelope: its status, code and what was wrong. */
+const clientErrorAnswer = (error: ConnectionError): { status: number; body: { error: string; code: string } } => {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, body: { error: `The request line and headers are larger than ${maxHeaderSize} bytes`, code: 'headers_too_large' } };
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: { error: 'The request did not arrive in time', code: 'request_timeout' } };
+  // The parser's own words name the fault ("Parse Error: Invalid method encountered", "... Duplicate Content-Length").
+  return { status: 400, body: { error: `Malformed HTTP request: ${error.message}`, code: 'bad_request' } };
+};
+
+/**
+ * Fastify options for the errors raised before a route runs, which would otherwise answer Fastify's and Node's own
+ * body (`{ error, message, statusCode }`, code FST_ERR_BAD_URL): requests the HTTP parser refused (bad method,
+ * conflicting Content-Length, a NUL in a header, headers over the limit) and URLs the router cannot decode.
+ */
+export const frameworkErrorOptions = (log: FastifyBaseLogger) => ({
+  clientErrorHandler: (error: ConnectionError, socket: Socket): void => {
+    // A connection reset, or one already gone: nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { status, body } = clientErrorAnswer(error);
+    log.debug({ err: error, status }, 'malformed request refused');
+    const json = JSON.stringify(body);
+    // As Node and Fastify do: answer if the socket still takes writes, then close it (the parser cannot go on).
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+      );
+    }
+    socket.destroy(error);
+  },
+  frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const { status, body } = fastifyAnswer(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    void reply.code(status).send(body);
+  },
+});
