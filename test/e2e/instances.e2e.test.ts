@@ -188,9 +188,9 @@ describe('instances over HTTP', () => {
       const { status, body } = await stack.call('/v1/create_instance', { token: expired });
       expect([status, body.code]).toEqual([401, 'token_expired']);
     });
-    it('answers 401 for a malformed Authorization header', async () => {
-      const { status } = await stack.call('/v1/create_instance', { token: null, headers: { authorization: 'Basic abc' } });
-      expect(status).toBe(401);
+    it('answers 401 invalid_token for a malformed Authorization header', async () => {
+      const { status, body } = await stack.call('/v1/create_instance', { token: null, headers: { authorization: 'Basic abc' } });
+      expect([status, body.code]).toEqual([401, 'invalid_token']);
     });
   });
 

@@ -187,4 +187,23 @@ describe('request input: bad input is refused in the envelope, good input reache
       expect(r).toEqual({ status: 400, type: 'application/json; charset=utf-8', body: { error: expect.stringContaining('/v1/sta%ff'), code: 'bad_url' } });
     });
   });
+
+  describe('an Authorization header sent wrong is an invalid credential, not a missing one', () => {
+    const status = (authorization?: string) =>
+      fetch(`${base}/v1/erase_instance_data?instance_id=${INSTANCE}`, { headers: authorization === undefined ? {} : { authorization } }).then(answer);
+    const token = issueToken(SECRET, 'acme', 600);
+
+    it.each([
+      ['a token followed by more', `Bearer ${token} extra`],
+      ['another scheme', 'Basic YWNtZTpzZWNyZXQ='],
+      ['the scheme alone', 'Bearer'],
+    ])('answers %s 401 invalid_token (was missing_token)', async (_case, authorization) => {
+      expect(await status(authorization)).toEqual({ status: 401, body: { error: expect.stringContaining('Bearer <token>'), code: 'invalid_token' } });
+    });
+
+    it('still answers no credential 401 missing_token, and takes the scheme in any case', async () => {
+      expect((await status()).body.code).toBe('missing_token');
+      expect((await status(`bearer ${token}`)).status).toBe(200);
+    });
+  });
 });

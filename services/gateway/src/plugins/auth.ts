@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
-import type { Credential } from '@wagw/lib';
+import { AppError, type Credential } from '@wagw/lib';
 import { credentialRefusal, type Revocations } from '../auth/revocations';
 import { authorize } from './scopes';
 
@@ -12,11 +12,16 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The credential a request carries, or undefined for none. An Authorization header that is not `Bearer <token>`
+ * (another scheme, a token followed by more) is a credential sent wrong, not a missing one: invalid_token.
+ */
 const tokenOf = (request: FastifyRequest): string | undefined => {
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    return match ? match[1] : '';
+    if (!match) throw new AppError('unauthenticated', 'invalid_token', 'The Authorization header must be "Bearer <token>"');
+    return match[1];
   }
   const fromQuery = (request.query as Record<string, unknown> | undefined)?.access_token;
   if (typeof fromQuery === 'string') return fromQuery;
