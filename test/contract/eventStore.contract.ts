@@ -240,6 +240,19 @@ export const describeEventStoreContract = (name: string, open: () => Promise<{ s
       }
     });
 
+    it('refuses a schedule made from a version of another stream that has moved on since', async () => {
+      const id = uniqueStream().split('.')[0]!;
+      const record = `${id}.delivery.D1`;
+      const first = await store.append(record, [event('Attempted')], { expectedVersion: 0, commandId: `${id}-a1` });
+      await store.append(record, [event('Attempted')], { expectedVersion: first.version, commandId: `${id}-a2` });
+      await expect(
+        store.schedule(`${record}.due`, [event('Due', { n: 1 })], new Date(Date.now() + 60_000), { stream: record, version: first.version }),
+      ).rejects.toThrow(ExpectedVersionConflictError);
+      await expect(
+        store.schedule(`${record}.due`, [event('Due', { n: 2 })], new Date(Date.now() + 60_000), { stream: record, version: await store.version(record) }),
+      ).resolves.toBeUndefined();
+    });
+
     it("replaces a stream's pending schedule with a later one, and takes a time already past at once", async () => {
       const id = uniqueStream().split('.')[0]!;
       await store.schedule(`${id}.delivery.D1.due`, [event('Due', { n: 1 })], new Date(Date.now() + 400));

@@ -10,6 +10,7 @@ import {
   type EventStore,
   type NewEvent,
   type ReadPage,
+  type ScheduleExpectation,
   type SubscribeOptions,
   type Subscription,
 } from './port';
@@ -32,7 +33,8 @@ export class InMemoryEventStore implements EventStore {
   private readonly durables = new Map<string, DurableState>();
   private readonly listeners = new Set<() => void>();
   /** Pending schedules by stream (nothing survives the process here). */
-  private readonly schedules = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  readonly schedules = true;
 
   async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     assertStreamName(stream);
@@ -48,19 +50,20 @@ export class InMemoryEventStore implements EventStore {
     return { version: sequence, duplicate: false };
   }
 
-  async schedule(stream: string, events: NewEvent[], at: Date): Promise<void> {
+  async schedule(stream: string, events: NewEvent[], at: Date, expected?: ScheduleExpectation): Promise<void> {
     assertStreamName(stream);
     if (events.length === 0) throw new Error('a commit holds at least one event');
-    clearTimeout(this.schedules.get(stream));
+    if (expected && this.currentVersion(expected.stream) !== expected.version) throw new ExpectedVersionConflictError(expected.stream, expected.version);
+    clearTimeout(this.timers.get(stream));
     const timer = setTimeout(
       () => {
-        this.schedules.delete(stream);
+        this.timers.delete(stream);
         this.commit(stream, events, '');
       },
       Math.max(0, at.getTime() - Date.now()),
     );
     timer.unref();
-    this.schedules.set(stream, timer);
+    this.timers.set(stream, timer);
   }
 
   private commit(stream: string, events: NewEvent[], commandId: string): number {

@@ -8,11 +8,13 @@ export interface PublishOptions {
   msgId?: string;
   /** `Nats-Expected-Last-Subject-Sequence`: the publish fails unless the subject's last message has this sequence. */
   expectedLastSubjectSequence?: number;
+  /** `Nats-Expected-Last-Subject-Sequence-Subject`: the subject the check above is about (default: the one published to). */
+  expectedLastSubjectSequenceSubject?: string;
   /**
    * A message schedule (the stream must allow them, 2.12): at `at` the server publishes this message's body and
    * headers to `target`, a subject of the same stream, and removes the schedule.
    */
-  schedule?: { at: Date; target: string };
+  schedule?: { at: Date; target: string; ttlMs?: number | undefined };
 }
 
 /**
@@ -60,8 +62,12 @@ export class JetStreamPublisher {
     if (options.schedule) {
       h.set('Nats-Schedule', `@at ${options.schedule.at.toISOString()}`);
       h.set('Nats-Schedule-Target', options.schedule.target);
+      // The message the schedule makes expires this long after (`Nats-TTL`; the stream must allow TTLs).
+      if (options.schedule.ttlMs) h.set('Nats-Schedule-TTL', `${Math.ceil(options.schedule.ttlMs / 1000)}s`);
     }
     if (options.expectedLastSubjectSequence !== undefined) h.set('Nats-Expected-Last-Subject-Sequence', String(options.expectedLastSubjectSequence));
+    if (options.expectedLastSubjectSequenceSubject !== undefined)
+      h.set('Nats-Expected-Last-Subject-Sequence-Subject', options.expectedLastSubjectSequenceSubject);
     const msg = await this.inbox.request((reply) => this.nc.publish(subject, data, { reply, headers: h }));
     if (!msg)
       throw unavailable('event_store_unavailable', `JetStream did not acknowledge a publish within ${this.inbox.timeoutMs} ms (or the connection closed)`);

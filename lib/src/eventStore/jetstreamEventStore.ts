@@ -26,6 +26,7 @@ import {
   assertPattern,
   assertStreamName,
   ExpectedVersionConflictError,
+  type ScheduleExpectation,
   isVersionConflict,
   type AppendOptions,
   type AppendResult,
@@ -47,6 +48,12 @@ export interface JetStreamEventStoreOptions {
   duplicateWindowMs?: number;
   /** Where a subscription reports pulls that fail (NATS restarting) and messages it skips. */
   logger?: Logger;
+  /**
+   * Scheduled commits are removed this long after they were appended (a per-message TTL, 2.11+): they are work
+   * items, not history, and some callers make many (a webhook retry put off every few minutes while its endpoint is
+   * down). Absent: kept like any commit.
+   */
+  scheduledCommitTtlMs?: number;
 }
 
 /** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
@@ -67,12 +74,16 @@ export class JetStreamEventStore implements EventStore {
   private readonly publisher: JetStreamPublisher;
   private readonly readRange: RangeReader;
   private readonly logger: Logger | undefined;
+  private readonly scheduledCommitTtlMs: number | undefined;
+  /** Set at `open` from the stream as the server keeps it. */
+  schedules = false;
 
   private constructor(
     private readonly nats: NatsHandle,
     options: JetStreamEventStoreOptions,
   ) {
     this.logger = options.logger;
+    this.scheduledCommitTtlMs = options.scheduledCommitTtlMs;
     this.streamName = options.streamName ?? STREAMS.events.name;
     this.prefix = options.subjectPrefix ?? STREAMS.events.subjectPrefix;
     this.schedulePrefix = `${this.prefix}_schedule`;
@@ -85,6 +96,11 @@ export class JetStreamEventStore implements EventStore {
   static async open(nats: NatsHandle, options: JetStreamEventStoreOptions = {}): Promise<JetStreamEventStore> {
     const store = new JetStreamEventStore(nats, options);
     await store.ensureStream(options.duplicateWindowMs ?? 10 * 60_000);
+    // A server before 2.12 drops the setting it does not know (and would store a schedule as a plain message).
+    const info = await store.guard(() => nats.jsm.streams.info(store.streamName));
+    store.schedules = info.config.allow_msg_schedules === true;
+    if (!store.schedules)
+      store.logger?.warn({ stream: store.streamName }, 'this nats-server keeps no message schedules (2.12 does): work due later is held by consumers');
     return store;
   }
 
@@ -134,13 +150,23 @@ export class JetStreamEventStore implements EventStore {
   }
 
   /** A message schedule on `<prefix>_schedule.<stream>`, targeting the stream's subject (see the port). */
-  async schedule(stream: string, events: NewEvent[], at: Date): Promise<void> {
+  async schedule(stream: string, events: NewEvent[], at: Date, expected?: ScheduleExpectation): Promise<void> {
     assertStreamName(stream);
     if (events.length === 0) throw new Error('a commit holds at least one event');
+    if (!this.schedules) throw new Error(`stream ${this.streamName} keeps no schedules on this nats-server`);
+    const check = expected ? { expectedLastSubjectSequence: expected.version, expectedLastSubjectSequenceSubject: this.subject(expected.stream) } : {};
     // No Nats-Msg-Id: a repeat replaces the pending schedule, which is what a repeat means here.
-    await this.guard(() =>
-      this.publisher.publish(`${this.schedulePrefix}.${stream}`, encodeCommit(events), { schedule: { at, target: this.subject(stream) } }),
-    );
+    try {
+      await this.guard(() =>
+        this.publisher.publish(`${this.schedulePrefix}.${stream}`, encodeCommit(events), {
+          schedule: { at, target: this.subject(stream), ttlMs: this.scheduledCommitTtlMs },
+          ...check,
+        }),
+      );
+    } catch (error) {
+      if (expected && isOvertaken(error)) throw new ExpectedVersionConflictError(expected.stream, expected.version);
+      throw error;
+    }
   }
 
   async version(stream: string): Promise<number> {
@@ -271,6 +297,7 @@ export class JetStreamEventStore implements EventStore {
       name: this.streamName,
       subjects: [`${this.prefix}.>`, `${this.schedulePrefix}.>`],
       allow_msg_schedules: true,
+      ...(this.scheduledCommitTtlMs ? { allow_msg_ttl: true } : {}),
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,

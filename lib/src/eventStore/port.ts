@@ -116,9 +116,22 @@ export interface EventStore {
    * Appends `events` to `stream` once `at` has come (about at once when it is past), with no expected version and an
    * empty command id: a timer the store keeps, so work due hours from now is not held by a subscriber meanwhile. On
    * JetStream it is a message schedule, stored and replicated with the stream: it survives restarts and fails over.
-   * One schedule per stream: a later one replaces the one still pending. Resolves once the schedule is stored.
+   * One schedule per stream: a later one replaces the one still pending. Resolves once the schedule is stored. A
+   * scheduled commit is a work item, not history: a store may be set to drop it some time after it was appended
+   * (JetStream: `scheduledCommitTtlMs`).
    */
-  schedule(stream: string, events: NewEvent[], at: Date): Promise<void>;
+  schedule(stream: string, events: NewEvent[], at: Date, expected?: ScheduleExpectation): Promise<void>;
+  /**
+   * Whether this store keeps schedules. A nats-server before 2.12 takes a schedule as a plain message that never
+   * fires, so its callers wait some other way (a job put back with a delay).
+   */
+  readonly schedules: boolean;
+}
+
+/** A schedule made from what was read of `stream` at `version`: refused (a version conflict) once `stream` moved on. */
+export interface ScheduleExpectation {
+  stream: string;
+  version: number;
 }
 
 /** The optimistic-concurrency check failed: someone appended to the stream since it was read. */

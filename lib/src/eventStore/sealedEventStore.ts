@@ -2,7 +2,19 @@ import { isSealedContent, openContent, sealContent, type ContentKeys } from '../
 import { erasedContent, putContent, SEALED_KEY, takeContent } from '../events/sealedFields';
 import { upcastEvent } from '../events/upcasters';
 import { instanceIdOf } from '../nats/topology';
-import type { AppendOptions, AppendResult, Commit, Delivery, EventStore, NewEvent, ReadPage, RecordedEvent, SubscribeOptions, Subscription } from './port';
+import type {
+  AppendOptions,
+  AppendResult,
+  Commit,
+  Delivery,
+  EventStore,
+  NewEvent,
+  ReadPage,
+  RecordedEvent,
+  ScheduleExpectation,
+  SubscribeOptions,
+  Subscription,
+} from './port';
 
 /** What a ciphertext is bound to: it opens only in the event it was written for. */
 const placeOf = (stream: string, type: string): string => `${stream}\u0000${type}`;
@@ -37,8 +49,12 @@ export class SealedEventStore implements EventStore {
     return this.inner.append(stream, await Promise.all(events.map((event) => this.seal(stream, event))), options);
   }
 
-  async schedule(stream: string, events: NewEvent[], at: Date): Promise<void> {
-    return this.inner.schedule(stream, await Promise.all(events.map((event) => this.seal(stream, event))), at);
+  async schedule(stream: string, events: NewEvent[], at: Date, expected?: ScheduleExpectation): Promise<void> {
+    return this.inner.schedule(stream, await Promise.all(events.map((event) => this.seal(stream, event))), at, expected);
+  }
+
+  get schedules(): boolean {
+    return this.inner.schedules;
   }
 
   version(streamOrPattern: string): Promise<number> {

@@ -47,7 +47,13 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
   const { ops, service, closeBase } = await startServiceBase('webhooks', config, logger, base, async ({ startup, nats, keys, events }) => {
     // Both logs hold content (events; deliveries' payloads): sealed with the instances' data keys.
     const deliveries = new SealedEventStore(
-      await JetStreamEventStore.open(nats, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger }),
+      await JetStreamEventStore.open(nats, {
+        streamName: STREAMS.webhooks.name,
+        subjectPrefix: STREAMS.webhooks.subjectPrefix,
+        logger,
+        // Due markers (deliverer.ts `later`) are consumed at once; kept a week, for a webhooks service down that long.
+        scheduledCommitTtlMs: 7 * 24 * 60 * 60_000,
+      }),
       keys,
     );
     const secrets = await KvWebhookSecretStore.open(nats);

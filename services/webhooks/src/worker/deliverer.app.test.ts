@@ -8,6 +8,7 @@ import {
   instanceIdFor,
   instanceStream,
   SealedEventStore,
+  type EventStore,
   type NewEvent,
 } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
@@ -57,10 +58,10 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
     await endpoints.stop();
   });
 
-  const delivererWith = (directory: EndpointDirectory, holdUpToMs?: number): Deliverer => {
+  const delivererWith = (directory: EndpointDirectory, holdUpToMs?: number, deliveries: EventStore = store): Deliverer => {
     const breaker = new CircuitBreaker(50, 30_000);
     const attempter = new Attempter(secrets, client, breaker, { schedule: SCHEDULE, random: () => 0.5 }, 'w1', () => new Date());
-    return new Deliverer(store, store, directory, attempter, breaker, testLogger(), {
+    return new Deliverer(deliveries, store, directory, attempter, breaker, testLogger(), {
       random: () => 0.5,
       concurrency: 8,
       batch: 16,
@@ -172,6 +173,29 @@ describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
       expect(receiver.received.filter((r) => r.path === path)).toHaveLength(2);
     } finally {
       await scheduling.stop();
+    }
+  });
+
+  it('puts jobs back instead on a store that keeps no schedules (a nats-server before 2.12), and works the schedule all the same', async () => {
+    await givenInstance();
+    receiver.script(path, { status: 503 }, { status: 503 });
+    await failedFirstAttempt('evt_9_0');
+    const noSchedules: EventStore = Object.create(store, {
+      schedules: { value: false },
+      schedule: { value: () => Promise.reject(new Error('this store keeps no schedules')) },
+    }) as EventStore;
+    const holding = delivererWith(endpoints, 0, noSchedules);
+    await holding.start();
+    try {
+      const recorded = await eventually(
+        () => types('evt_9_0'),
+        (t) => t.includes('DeliveryDeadLettered'),
+        1_500,
+      );
+      expect(recorded).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryDeadLettered']);
+      expect(await store.readStream(dueStream(deliveryStream(ID, 'evt_9_0')))).toEqual([]);
+    } finally {
+      await holding.stop();
     }
   });
 

@@ -37,7 +37,12 @@ describe('Deliverer on JetStream: one dead endpoint does not stop the other inst
   beforeAll(async () => {
     nats = await startTestNats();
     handle = await connectNats({ url: nats.url, name: 'deliverer-int', logger: testLogger() });
-    store = await JetStreamEventStore.open(handle, { streamName: STREAMS.webhooks.name, subjectPrefix: STREAMS.webhooks.subjectPrefix, logger: testLogger() });
+    store = await JetStreamEventStore.open(handle, {
+      streamName: STREAMS.webhooks.name,
+      subjectPrefix: STREAMS.webhooks.subjectPrefix,
+      logger: testLogger(),
+      scheduledCommitTtlMs: 7 * 24 * 60 * 60_000,
+    });
     await receiver.start();
   });
   afterAll(async () => {
@@ -130,6 +135,11 @@ describe('Deliverer on JetStream: one dead endpoint does not stop the other inst
       const record = await store.readStream(deliveryStream(HEALTHY, 'evt_1_1'));
       expect(record.flatMap((c) => c.events.map((e) => e.type))).toEqual(['DeliveryScheduled', 'DeliveryAttempted', 'DeliveryAttempted', 'DeliveryAttempted']);
       expect((await store.readStream(`${deliveryStream(HEALTHY, 'evt_1_1')}.due`)).map((c) => c.events[0]!.type)).toEqual(['DeliveryDue']);
+      // A marker is a work item: it expires (a week), so markers of a long outage do not fill the disk.
+      const marker = await handle.jsm.streams.getMessage(STREAMS.webhooks.name, {
+        last_by_subj: `${STREAMS.webhooks.subjectPrefix}.${deliveryStream(HEALTHY, 'evt_1_1')}.due`,
+      });
+      expect(marker?.header.get('Nats-TTL')).toBe('604800s');
       expect(receiver.received.filter((r) => r.path === '/dead')).toHaveLength(0);
       expect(await schedules()).toBe(WAITING);
     } finally {

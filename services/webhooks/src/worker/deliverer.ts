@@ -137,11 +137,11 @@ export class Deliverer {
       const jobRound = trigger?.type === 'RedeliveryRequested' ? Number(trigger.data.round) : (due?.round ?? 0);
       // Done already, or superseded by a later redelivery request (that one carries the job now).
       if (!state.exists || state.status !== 'pending' || jobRound < state.round) return job.ack();
-      // Due for an attempt another job made meanwhile: that one put off what follows it.
-      if (due && due.attempt !== state.attempts.length + 1) return job.ack();
+      // A marker for an attempt made meanwhile is worked like any job of a pending delivery: it schedules the next step
+      // again (a repeat replaces the pending one), so a schedule that failed after its attempt is not lost.
       const now = this.options.now();
       const wait = nextAttemptDue(state) - now.getTime();
-      if (wait > 5) return await this.later(job, stream, state, wait, 0);
+      if (wait > 5) return await this.later(job, stream, state, version, wait, 0);
       // A drop is for good: only the end of the instance's stream may say its webhook is off.
       const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
       if (endpoint === null) return job.nak(1_000);
@@ -154,16 +154,16 @@ export class Deliverer {
       const open = this.breaker.waitMs(instanceId);
       if (open > 0) {
         const deferrals = (due?.deferrals ?? 0) + 1;
-        return await this.later(job, stream, state, deferralMs(open, deferrals, this.options.random), deferrals);
+        return await this.later(job, stream, state, version, deferralMs(open, deferrals, this.options.random), deferrals);
       }
       const attempt = state.attempts.length + 1;
       const { events, next, at } = await this.attempter.attempt(instanceId, { ...state, body: state.body }, endpoint.url);
-      const after = await this.append(stream, state, version, events, `attempt-${state.deliveryId}-${attempt}`);
+      const { state: after, version: afterVersion } = await this.append(stream, state, version, events, `attempt-${state.deliveryId}-${attempt}`);
       switch (next.kind) {
         case 'done':
           return job.ack();
         case 'retry':
-          return after.exists ? await this.later(job, stream, after, next.delayMs, 0) : job.ack();
+          return after.exists ? await this.later(job, stream, after, afterVersion, next.delayMs, 0) : job.ack();
         case 'disable_webhook':
           await disableWebhook(this.events, instanceId, endpoint.url, next.reason, at, `gone-${state.deliveryId}-${attempt}`);
           return job.ack();
@@ -179,19 +179,27 @@ export class Deliverer {
    * one becomes a due marker the store appends when its time comes, and the job is acked, so retries waiting for
    * hours hold nothing. A repeat (this job redelivered after a crash) replaces the pending marker.
    */
-  private async later(job: StoreDelivery, stream: string, state: Delivery, delayMs: number, deferrals: number): Promise<void> {
-    if (delayMs <= (this.options.holdUpToMs ?? HOLD_UP_TO_MS)) return job.nak(delayMs);
+  private async later(job: StoreDelivery, stream: string, state: Delivery, version: number, delayMs: number, deferrals: number): Promise<void> {
+    // A nats-server before 2.12 keeps no schedules: the job is put back, held as unacked as before.
+    if (delayMs <= (this.options.holdUpToMs ?? HOLD_UP_TO_MS) || !this.deliveries.schedules) return job.nak(delayMs);
     const now = this.options.now();
     const marker = deliveryDue(now.toISOString(), { round: state.round, attempt: state.attempts.length + 1, deferrals });
-    await this.deliveries.schedule(dueStream(stream), [marker], new Date(now.getTime() + delayMs));
+    // Made from the record at `version`: refused (and the job worked again) if another job moved it on meanwhile.
+    await this.deliveries.schedule(dueStream(stream), [marker], new Date(now.getTime() + delayMs), { stream, version });
     job.ack();
   }
 
   /** Records `events` on the delivery's stream; returns its state after them. */
-  private async append(stream: string, state: DeliveryState, version: number, events: DeliveryEvent[], commandId: string): Promise<DeliveryState> {
+  private async append(
+    stream: string,
+    state: DeliveryState,
+    version: number,
+    events: DeliveryEvent[],
+    commandId: string,
+  ): Promise<{ state: DeliveryState; version: number }> {
     const result = await this.deliveries.append(stream, events, { expectedVersion: version, commandId });
     const after = events.reduce(evolveDelivery, state);
     this.cache.set(stream, { state: after, version: result.version });
-    return after;
+    return { state: after, version: result.version };
   }
 }

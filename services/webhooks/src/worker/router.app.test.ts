@@ -142,6 +142,36 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
   });
 
+  it('answers the copies of an event still in its lane together with it: worked once, taking no place in the lane', async () => {
+    await givenInstance();
+    reply('hang');
+    const first = await inbound();
+    await append(
+      messageStream(ID, 'in_2'),
+      messageEvent('MessageReceived', AT, { message_id: 'in_2', from: '4915100000001', push_name: 'Ann', text: 'then', media: null, timestamp: AT }),
+    );
+    const [before, commit] = (await store.readPattern('>', first.version, 2)).commits as [Commit, Commit];
+    const answers: string[] = [];
+    const handOut = (c: Commit, name: string, count: number): void =>
+      router.handle(ID, {
+        commit: c,
+        deliveryCount: count,
+        ack: () => void answers.push(`${name} ack`),
+        nak: () => void answers.push(`${name} nak`),
+        inProgress: () => undefined,
+      });
+    handOut(before, 'first', 1);
+    // The second event waits behind the first (whose endpoint hangs until the 2 s time-out). The sequencer forwards a
+    // copy each time an answer is late: more than a lane holds (1,000) must not push anything out.
+    handOut(commit, 'second', 1);
+    for (let i = 0; i < 1_200; i++) handOut(commit, 'copy', 2);
+    await router.idle();
+    expect(answers.filter((a) => a.endsWith('nak'))).toEqual([]);
+    expect(answers.slice(0, 2)).toEqual(['first ack', 'second ack']);
+    expect(answers.filter((a) => a === 'copy ack')).toHaveLength(1_200);
+    expect(receiver.received.filter((r) => r.path === path && r.body.data.message_id === 'in_2')).toHaveLength(1);
+  });
+
   it('ignores events receivers are not told about (a QR code was issued)', async () => {
     await givenInstance();
     const { version } = await append(instanceStream(ID), instanceEvent('InstanceQrIssued', AT, {}));

@@ -16,6 +16,8 @@ const MAX_PER_INSTANCE = 1_000;
 export class Router {
   private readonly lanes: Lanes;
   private readonly deps: FirstAttemptDeps;
+  /** Events in a lane (waiting or worked on), by stream and sequence, with the copies of them that came meanwhile. */
+  private readonly inLane = new Map<string, StoreDelivery[]>();
 
   constructor(
     events: EventStore,
@@ -30,10 +32,31 @@ export class Router {
     this.deps = { events, deliveries, attempter, breaker };
   }
 
-  /** Queues an event behind the instance's earlier ones (handed back when too many wait already). */
+  /**
+   * Queues an event behind the instance's earlier ones (handed back when too many wait already). A copy of an event
+   * already in the lane (the sequencer forwards one again when its answer is late: a slow endpoint ahead of it) is
+   * answered with it, taking no place in the lane, so late answers do not pile up copies there.
+   */
   handle(instanceId: string, delivery: StoreDelivery): void {
+    const key = `${delivery.commit.stream}#${delivery.commit.sequence}`;
+    const copies = this.inLane.get(key);
+    if (copies) return void copies.push(delivery);
     if (this.lanes.size(instanceId) >= MAX_PER_INSTANCE) return delivery.nak(1_000);
-    this.lanes.push(instanceId, () => this.route(instanceId, delivery));
+    this.inLane.set(key, []);
+    const settle = (answer: (d: StoreDelivery) => void): void => {
+      const came = this.inLane.get(key) ?? [];
+      this.inLane.delete(key);
+      answer(delivery);
+      came.forEach(answer);
+    };
+    const withCopies: StoreDelivery = {
+      commit: delivery.commit,
+      deliveryCount: delivery.deliveryCount,
+      ack: () => settle((d) => d.ack()),
+      nak: (delayMs?: number) => settle((d) => d.nak(delayMs)),
+      inProgress: () => delivery.inProgress(),
+    };
+    this.lanes.push(instanceId, () => this.route(instanceId, withCopies));
   }
 
   /** Resolves when every event handed over so far has been worked on. */
