@@ -60,6 +60,10 @@ const decimalQueryNumbers = (schema: unknown): Check | null => {
 
 /** Half of a UTF-16 surrogate pair standing alone: a JSON escape (`\ud800`) can make one, UTF-8 cannot carry it. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
+/** Any surrogate, paired or not: most strings hold none, and this test is cheaper than the one above. */
+const ANY_SURROGATE = /[\ud800-\udfff]/;
+
+const isIllFormed = (text: string): boolean => ANY_SURROGATE.test(text) && LONE_SURROGATE.test(text);
 
 /** A key as a JSON Pointer segment (RFC 6901), so the error names the field even when its name holds `/` or `~`. */
 const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -67,31 +71,43 @@ const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(
 /**
  * Every string of the input, keys included, must be well-formed Unicode: a lone surrogate would reach the event store
  * as U+FFFD (protobuf writes UTF-8), a silently altered value. Walks with a stack of its own, not recursion, so a
- * deeply nested input costs memory bounded by its size rather than the call stack.
+ * deeply nested input costs memory bounded by its size rather than the call stack. Paths are built only for the
+ * value found at fault (a walk that builds one per field cost ~2 % of the gateway's CPU per send).
  */
 const wellFormedStrings: Check = (data) => {
-  const fault = (instancePath: string): FastifySchemaValidationError => ({
-    keyword: 'wellFormed',
-    instancePath,
-    schemaPath: '#',
-    params: {},
-    message: 'must be well-formed Unicode: it holds an unpaired UTF-16 surrogate (\\ud800-\\udfff alone)',
-  });
-  const pending: Array<{ value: unknown; path: string }> = [{ value: data, path: '' }];
+  const pending: Array<{ value: unknown; parent: number; key: string }> = [{ value: data, parent: -1, key: '' }];
+  const seen: Array<{ parent: number; key: string }> = [];
+  /** The path of the value at `index` (the root is 0), and of its key `last` when given. */
+  const pathOf = (index: number, last?: string): string => {
+    const keys: string[] = [];
+    for (let i = index; i > 0; i = seen[i]!.parent) keys.push(seen[i]!.key);
+    keys.reverse();
+    if (last !== undefined) keys.push(last);
+    return keys.map((key) => `/${pointerSegment(key)}`).join('');
+  };
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value, path } = next;
+    const { value } = next;
+    const index = seen.push({ parent: next.parent, key: next.key }) - 1;
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) return fault(path);
+      if (isIllFormed(value)) return illFormed(pathOf(index));
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, item] of Object.entries(value)) {
-        const itemPath = `${path}/${pointerSegment(key)}`;
-        if (LONE_SURROGATE.test(key)) return fault(itemPath);
-        pending.push({ value: item, path: itemPath });
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+        if (isIllFormed(key)) return illFormed(pathOf(index, key));
+        pending.push({ value: (value as Record<string, unknown>)[key], parent: index, key });
       }
     }
   }
   return null;
 };
+
+const illFormed = (instancePath: string): FastifySchemaValidationError => ({
+  keyword: 'wellFormed',
+  instancePath,
+  schemaPath: '#',
+  params: {},
+  message: 'must be well-formed Unicode: it holds an unpaired UTF-16 surrogate (\\ud800-\\udfff alone)',
+});
 
 /** The schema's validator, with checks of our own before it (on the input as sent) and after it (on what it kept). */
 const withChecks = (validate: Compiled, before: Check[], after: Check[]): ValidationResult => {
