@@ -96,4 +96,23 @@ describe('Replayer (application, in-memory stores)', () => {
     expect(all.at(-1)!.data).toEqual({ replayed: 0, reason: 'the webhook was switched off' });
     expect(posted).toHaveLength(before);
   });
+
+  it("sends no event of a type outside the webhook's event filter, as live deliveries do", async () => {
+    // The receiver asks for message.received only; the instance's past events are resets.
+    await events.append(instanceStream(ID), [instanceEvent('WebhookConfigured', at(40), { url: URL, enabled: true, events: ['message.received'] })], {
+      expectedVersion: 'any',
+      commandId: 'filtered',
+    });
+    await endpoints.catchUp(1_000);
+    const before = posted.length;
+    const stream = replayStream(ID, 'rpl_3');
+    const request = replayEvent('ReplayRequested', at(41), { replay_id: 'rpl_3', instance_id: ID, since: T0, until: null, types: [] });
+    await deliveries.append(stream, [request], { expectedVersion: 0, commandId: 'rpl_3' });
+    const all = await eventually(
+      async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
+      (events) => events.some((e) => e.type === 'ReplayFinished'),
+    );
+    expect(all.at(-1)!.data).toEqual({ replayed: 0, reason: null });
+    expect(posted).toHaveLength(before);
+  });
 });
