@@ -33,13 +33,14 @@ export class ReplyInbox {
 
   /**
    * Calls `publish` with the reply subject to use (and `fail`, for a publish made later that fails), and answers the
-   * reply. `tag` groups requests for `abandon`.
+   * reply. `tag` groups requests for `abandon`; `timeoutMs` replaces the inbox's time-out for this request (the
+   * sweep runs at the pace of the inbox's own).
    */
-  request(publish: (reply: string, fail: () => void) => void, tag?: string): Promise<Msg | null> {
+  request(publish: (reply: string, fail: () => void) => void, tag?: string, timeoutMs = this.timeoutMs): Promise<Msg | null> {
     if (this.closed) return Promise.resolve(null);
     const id = ++this.next;
     return new Promise<Msg | null>((settle) => {
-      this.pending.set(id, { tag, settle, deadline: performance.now() + this.timeoutMs });
+      this.pending.set(id, { tag, settle, deadline: performance.now() + timeoutMs });
       const fail = (): void => this.settle(id, null);
       try {
         publish(`${this.prefix}.${id}`, fail);

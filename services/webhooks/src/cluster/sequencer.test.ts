@@ -47,7 +47,7 @@ describe('sequencer', () => {
   let feed: Feed;
   let usable: string[];
   let log: string[];
-  let sent: Array<{ member: string; delivery: Delivery; answer: (outcome: WorkOutcome) => void }>;
+  let sent: Array<{ member: string; delivery: Delivery; answer: (outcome: WorkOutcome) => void; timeoutMs?: number | undefined }>;
   let local: Delivery[];
   let goneListeners: Array<(member: string) => void>;
   let sequencer: Sequencer;
@@ -86,7 +86,7 @@ describe('sequencer', () => {
       onGone: (listener) => void goneListeners.push(listener),
     };
     const sender: SequencerSender = {
-      send: (member, d) => new Promise<WorkOutcome>((answer) => sent.push({ member, delivery: d, answer })),
+      send: (member, d, timeoutMs) => new Promise<WorkOutcome>((answer) => sent.push({ member, delivery: d, answer, timeoutMs })),
       abandon: (member) => sent.filter((s) => s.member === member).forEach((s) => s.answer({ kind: 'lost' })),
     };
     sequencer = new Sequencer({ subscribe: () => Promise.resolve(feed) }, lease, members, sender, (_id, d) => void local.push(d), testLogger('sequencer'), {
@@ -172,4 +172,26 @@ describe('sequencer', () => {
     local[0]!.ack();
     expect(log).toEqual(['nak 2', 'ack 1']);
   });
+
+  it('keeps an instance with its replica while an answer is late, forwarding the event again with a wait that doubles', async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    feed.push(delivery(id, 1));
+    await settle();
+    for (let late = 0; late < 4; late++) {
+      sent.at(-1)!.answer({ kind: 'lost' });
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+    }
+    // The first forward waits as long as the inbox's own time-out; each one made again waits twice the one before.
+    expect(sent.map((s) => [s.member, s.delivery.commit.sequence, s.delivery.deliveryCount, s.timeoutMs])).toEqual([
+      ['b', 1, 1, undefined],
+      ['b', 1, 2, 120_000],
+      ['b', 1, 3, 240_000],
+      ['b', 1, 4, 300_000],
+      ['b', 1, 5, 300_000],
+    ]);
+    expect(log).toEqual([]);
+    sent.at(-1)!.answer({ kind: 'ack' });
+    await settle();
+    expect(log).toEqual(['ack 1']);
+  }, 10_000);
 });

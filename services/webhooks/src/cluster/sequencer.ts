@@ -35,7 +35,12 @@ export interface SequencerOptions {
 interface Work {
   delivery: Delivery;
   local: boolean;
+  /** How often it was forwarded again for an answer that came late (each wait for an answer doubles). */
+  forwards?: number;
 }
+
+/** The longest wait for a replica's answer to a forward made again: a truly lost one is made again at least this often. */
+const MAX_FORWARD_WAIT_MS = 5 * 60_000;
 
 /** An instance's events in the hands of one replica (in event order), and those waiting for it to finish. */
 interface InstanceState {
@@ -230,10 +235,13 @@ export class Sequencer {
     // first and sends nothing); handing it back to JetStream would free the instance for another replica at once.
     if (outcome.kind === 'lost' && !work.local && !this.stopped) {
       const copy = again(work.delivery);
+      // Each wait doubles: an event behind a slow endpoint is forwarded again a few times, not once per ack wait.
+      work.forwards = (work.forwards ?? 0) + 1;
+      const waitMs = Math.min(MAX_FORWARD_WAIT_MS, this.options.ackWaitMs * 2 ** work.forwards);
       setTimeout(() => {
         if (!this.unfinished.has(work)) return;
         work.delivery = copy;
-        void this.sender.send(state.replica, copy).then((next) => this.finish(instanceId, state, work, next));
+        void this.sender.send(state.replica, copy, waitMs).then((next) => this.finish(instanceId, state, work, next));
       }, 1_000).unref();
       return;
     }

@@ -32,7 +32,8 @@ export class WorkSender {
     this.inbox = new ReplyInbox(nc, timeoutMs);
   }
 
-  async send(member: string, delivery: Delivery): Promise<WorkOutcome> {
+  /** Forwards `delivery` to `member`; `timeoutMs` (default: the sender's) is how long its answer may take. */
+  async send(member: string, delivery: Delivery, timeoutMs?: number): Promise<WorkOutcome> {
     const { commit } = delivery;
     const h = headers();
     h.set('Wagw-Stream', commit.stream);
@@ -50,6 +51,7 @@ export class WorkSender {
           }
         }),
       member,
+      timeoutMs,
     );
     return reply ? parseOutcome(reply) : { kind: 'lost' };
   }
