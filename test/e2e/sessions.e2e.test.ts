@@ -158,13 +158,17 @@ describe('sessions over HTTP with the sandbox connector', () => {
     expect(hooks[1]!.body).toMatchObject({ type: 'message.received', data: { from: '4917612345678', push_name: 'Ana', text: 'hi there' } });
   });
 
-  it('answers the same message_id for a repeated Idempotency-Key and sends once', async () => {
+  it('answers the same message_id for a repeated Idempotency-Key and sends once; the key for another message is a 409', async () => {
     const id = await linkedInstance('/idem');
     const headers = { 'idempotency-key': 'order-42' };
     const body = JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: 'once' });
     const a = await stack.call('/v1/send', { method: 'POST', body, headers });
     const b = await stack.call('/v1/send', { method: 'POST', body, headers });
     expect(b.body.message_id).toBe(a.body.message_id);
+    // The same key for another message is refused: it would never go out, so it must not be answered as taken.
+    const other = JSON.stringify({ instance_id: id, number: '4915199999999', type: 'text', message: 'another one' });
+    const c = await stack.call('/v1/send', { method: 'POST', body: other, headers });
+    expect([c.status, c.body.code]).toEqual([409, 'idempotency_key_reused']);
     await eventually(
       async () => sandbox().sent(id),
       (s) => s.length === 1,

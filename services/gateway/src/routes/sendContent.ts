@@ -51,7 +51,7 @@ export const SendResponse = {
 };
 
 export const SEND_DESCRIPTION =
-  'Accepts the message for sending and answers its message_id at once; it is durable from then on. Delivery progress (sent, delivered, read, failed) arrives on the webhook and in the history. While the instance is disconnected, sends wait (up to 24 h). With an Idempotency-Key header, a repeat answers the same message_id and sends nothing new.';
+  'Accepts the message for sending and answers its message_id at once; it is durable from then on. Delivery progress (sent, delivered, read, failed) arrives on the webhook and in the history. While the instance is disconnected, sends wait (up to 24 h). With an Idempotency-Key header, a repeat answers the same message_id and sends nothing new; the key used again for another message answers 409 idempotency_key_reused.';
 
 /** One send (to a number or a group): the sessions service validates, checks ownership and appends MessageAccepted. */
 export const sendTo = async (

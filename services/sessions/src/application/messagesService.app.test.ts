@@ -111,11 +111,22 @@ describe('MessagesService.accept (application, in-memory store)', () => {
       expect(answer[1]).toBe(answer[0]);
     });
 
-    it('keeps the first message when a key is reused with other content (the retry is answered, not re-sent)', async () => {
+    it.each([
+      ['another text', { text: 'changed' }],
+      ['another number', { to: '4917699999999' }],
+      ['another type', { type: 'location', text: '', location: { latitude: 1, longitude: 2, name: null } }],
+    ])('refuses a key reused for %s (409 idempotency_key_reused): the first message stays, the other is not taken', async (_name, changes) => {
       const { answer } = await given(instance(created, linked))
-        .when(async () => [await service.accept(send({ idempotencyKey: 'k1' })), await service.accept(send({ idempotencyKey: 'k1', text: 'changed' }))])
-        .then(([first]) => ({ commits: [accepted(first!)] }));
-      expect(answer[1]).toBe(answer[0]);
+        .when(async () => {
+          const first = await service.accept(send({ idempotencyKey: 'k1' }));
+          const again = await service.accept(send({ idempotencyKey: 'k1', ...changes })).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          return { first, again };
+        })
+        .then(({ first }) => ({ commits: [accepted(first)] }));
+      expect(answer.again).toMatchObject({ kind: 'conflict', code: 'idempotency_key_reused' });
     });
 
     it('stores two messages for two keys, and for two sends without a key', async () => {

@@ -10,6 +10,7 @@ import {
   messageEvent,
   messageStream,
   type EventStore,
+  type MessageAccepted,
 } from '@wagw/lib';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { SendLedger } from '../registry/sendLedger';
@@ -29,6 +30,9 @@ export interface SendCommand extends SendContent {
   groupId: string;
   idempotencyKey: string;
 }
+
+/** What makes two sends the same one (a retry) rather than two messages under one Idempotency-Key. */
+const SAME_SEND_FIELDS = ['to', 'type', 'text', 'media_url', 'filename', 'quoted_message_id', 'location', 'vcard', 'reaction'] as const;
 
 /** Message ids are stream tokens; a repeated idempotency key names the same message. */
 const messageIdFor = (instanceId: string, key: string): string =>
@@ -89,13 +93,25 @@ export class MessagesService {
     if (command.quotedMessageId) await referredMessage(this.events, command.instanceId, command.quotedMessageId, to, 'quoted_message_id');
     if (command.type === 'reaction') await referredMessage(this.events, command.instanceId, command.reactionMessageId, to, 'message_id');
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
-    const accepted = messageEvent('MessageAccepted', new Date().toISOString(), { message_id: messageId, to, ...acceptedContent(command) });
-    await this.events
-      .append(messageStream(command.instanceId, messageId), [accepted], { expectedVersion: 0, commandId: `accept-${messageId}` })
-      .catch((error: unknown) => {
-        if (!isVersionConflict(error)) throw error;
-      });
+    const accepted = messageEvent<MessageAccepted>('MessageAccepted', new Date().toISOString(), { message_id: messageId, to, ...acceptedContent(command) });
+    const stream = messageStream(command.instanceId, messageId);
+    const stored = await this.events.append(stream, [accepted], { expectedVersion: 0, commandId: `accept-${messageId}` }).catch((error: unknown) => {
+      if (!isVersionConflict(error)) throw error;
+      return null;
+    });
+    // A repeated Idempotency-Key: the same send is answered its message id; another one under it is refused, not
+    // answered as if it had been taken (it would never go out).
+    if (stored === null || stored.duplicate) await this.assertSameSend(stream, accepted.data);
     return messageId;
+  }
+
+  private async assertSameSend(stream: string, data: MessageAccepted['data']): Promise<void> {
+    const first = (await this.events.readStream(stream))[0]?.events[0];
+    if (first?.type !== 'MessageAccepted' || first.data.erased === true) return;
+    const differs = SAME_SEND_FIELDS.some((field) => JSON.stringify(first.data[field] ?? null) !== JSON.stringify(data[field] ?? null));
+    if (differs) {
+      throw conflict('idempotency_key_reused', 'This Idempotency-Key was used for another message of this instance; use a new key for a new message');
+    }
   }
 
   private async assertMediaUrl(url: string): Promise<void> {
