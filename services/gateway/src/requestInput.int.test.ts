@@ -113,6 +113,15 @@ describe('request input: bad input is refused in the envelope, good input reache
       expect(sent).toEqual([]);
     });
 
+    it('names a nested field at fault by its JSON Pointer, a key or a value', async () => {
+      const nested = (extra: string) => text('hi').replace(/}$/, `,"extra":${extra}}`);
+      const value = await post('/v1/send', nested('{"a/b":{"c":["ok","\\ud800"]}}'));
+      expect(value.body.error).toMatch(/body\/extra\/a~1b\/c\/1 /);
+      const key = await post('/v1/send', nested('{"a":{"\\udc00":1}}'));
+      expect(key.body.error).toMatch(/body\/extra\/a\/\udc00 |body\/extra\/a\/\S+ must be well-formed/);
+      expect(sent).toEqual([]);
+    });
+
     it('walks a deeply nested unknown field without failing (a stack of its own, not recursion)', async () => {
       const deep = `${'['.repeat(20_000)}"ok"${']'.repeat(20_000)}`;
       const body = text('hi').replace(/}$/, `,"extra":${deep}}`);

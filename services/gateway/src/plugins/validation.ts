@@ -68,6 +68,23 @@ const isIllFormed = (text: string): boolean => ANY_SURROGATE.test(text) && LONE_
 /** A key as a JSON Pointer segment (RFC 6901), so the error names the field even when its name holds `/` or `~`. */
 const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** A value met in the walk, with the key it sits under and the entry it sits in (null: the input itself). */
+interface Visit {
+  value: unknown;
+  key: string;
+  parent: Visit | null;
+}
+
+/** The JSON Pointer of a visited value, and of its key `last` when given. */
+const pathOf = (visit: Visit, last?: string): string => {
+  const keys = last === undefined ? [] : [last];
+  for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.push(at.key);
+  return keys
+    .reverse()
+    .map((key) => `/${pointerSegment(key)}`)
+    .join('');
+};
+
 /**
  * Every string of the input, keys included, must be well-formed Unicode: a lone surrogate would reach the event store
  * as U+FFFD (protobuf writes UTF-8), a silently altered value. Walks with a stack of its own, not recursion, so a
@@ -75,26 +92,16 @@ const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(
  * value found at fault (a walk that builds one per field cost ~2 % of the gateway's CPU per send).
  */
 const wellFormedStrings: Check = (data) => {
-  const pending: Array<{ value: unknown; parent: number; key: string }> = [{ value: data, parent: -1, key: '' }];
-  const seen: Array<{ parent: number; key: string }> = [];
-  /** The path of the value at `index` (the root is 0), and of its key `last` when given. */
-  const pathOf = (index: number, last?: string): string => {
-    const keys: string[] = [];
-    for (let i = index; i > 0; i = seen[i]!.parent) keys.push(seen[i]!.key);
-    keys.reverse();
-    if (last !== undefined) keys.push(last);
-    return keys.map((key) => `/${pointerSegment(key)}`).join('');
-  };
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value } = next;
-    const index = seen.push({ parent: next.parent, key: next.key }) - 1;
+  const pending: Visit[] = [{ value: data, key: '', parent: null }];
+  for (let visit = pending.pop(); visit; visit = pending.pop()) {
+    const { value } = visit;
     if (typeof value === 'string') {
-      if (isIllFormed(value)) return illFormed(pathOf(index));
+      if (isIllFormed(value)) return illFormed(pathOf(visit));
     } else if (typeof value === 'object' && value !== null) {
       for (const key in value) {
         if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-        if (isIllFormed(key)) return illFormed(pathOf(index, key));
-        pending.push({ value: (value as Record<string, unknown>)[key], parent: index, key });
+        if (isIllFormed(key)) return illFormed(pathOf(visit, key));
+        pending.push({ value: (value as Record<string, unknown>)[key], key, parent: visit });
       }
     }
   }
