@@ -11,6 +11,7 @@ import {
   type NextMsgRequest,
   type PubAck,
   type StoredMsg,
+  type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { batchedWrites } from '../concurrency/turnBatcher';
@@ -95,10 +96,9 @@ export class JetStreamEventStore implements EventStore {
   /** Creates the stream when missing (or aligns its settings) and returns the store. */
   static async open(nats: NatsHandle, options: JetStreamEventStoreOptions = {}): Promise<JetStreamEventStore> {
     const store = new JetStreamEventStore(nats, options);
-    await store.ensureStream(options.duplicateWindowMs ?? 10 * 60_000);
+    const config = await store.ensureStream(options.duplicateWindowMs ?? 10 * 60_000);
     // A server before 2.12 drops the setting it does not know (and would store a schedule as a plain message).
-    const info = await store.guard(() => nats.jsm.streams.info(store.streamName));
-    store.schedules = info.config.allow_msg_schedules === true;
+    store.schedules = config.allow_msg_schedules === true;
     if (!store.schedules)
       store.logger?.warn({ stream: store.streamName }, 'this nats-server keeps no message schedules (2.12 does): work due later is held by consumers');
     return store;
@@ -292,7 +292,7 @@ export class JetStreamEventStore implements EventStore {
     return `${this.prefix}.${stream}`;
   }
 
-  private ensureStream(duplicateWindowMs: number): Promise<void> {
+  private ensureStream(duplicateWindowMs: number): Promise<StreamConfig> {
     return ensureStream(this.nats, {
       name: this.streamName,
       subjects: [`${this.prefix}.>`, `${this.schedulePrefix}.>`],

@@ -49,25 +49,24 @@ const raiseReplicas = async (nats: NatsHandle, info: StreamInfo, what: string, f
 
 /**
  * Creates the stream with `NATS_REPLICAS` replicas, or brings an existing one to these settings (replicas only
- * raised). Waits while JetStream does not answer (a cluster electing its leaders).
+ * raised). Waits while JetStream does not answer (a cluster electing its leaders). Answers the stream's settings as
+ * the server keeps them: a server drops a setting it does not know (2.9 has no `allow_msg_schedules`).
  */
-export const ensureStream = (nats: NatsHandle, spec: StreamSpec): Promise<void> => {
+export const ensureStream = (nats: NatsHandle, spec: StreamSpec): Promise<StreamConfig> => {
   const firstTry = Date.now();
   return untilJetStreamAnswers(nats.logger, `stream ${spec.name}`, async () => {
     const existing = await streamInfoOrNull(nats, spec.name);
     try {
-      if (!existing) {
-        await nats.jsm.streams.add({ ...spec, num_replicas: nats.replicas });
-        return;
-      }
+      if (!existing) return (await nats.jsm.streams.add({ ...spec, num_replicas: nats.replicas })).config;
       if (!sameSettings(existing.config, spec)) {
-        await nats.jsm.streams.update(spec.name, { ...existing.config, ...spec, num_replicas: Math.max(existing.config.num_replicas, nats.replicas) });
-        return;
+        const update = { ...existing.config, ...spec, num_replicas: Math.max(existing.config.num_replicas, nats.replicas) };
+        return (await nats.jsm.streams.update(spec.name, update)).config;
       }
     } catch (error) {
       throw replicasError(error, nats, `stream ${spec.name}`, firstTry);
     }
     await raiseReplicas(nats, existing, `stream ${spec.name}`, firstTry);
+    return existing.config;
   });
 };
 
