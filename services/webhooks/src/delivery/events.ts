@@ -52,9 +52,9 @@ export const deliveredStream = (instanceId: string, deliveryId: string): string 
 export const instanceDeliveriesPattern = (instanceId: string): string => `${instanceId}.*.*`;
 /**
  * A delivery's next step came due: appended by the store's schedule (`EventStore.schedule`) on the delivery's `.due`
- * stream, where the deliverer listens and the delivery's record (its own stream) stays as it was. It is for attempt
- * `attempt` of round `round` (a later one made meanwhile makes it stale); `deferrals` counts how often in a row an
- * open circuit put the delivery off (each wait doubles).
+ * stream, where the deliverer listens and the delivery's record (its own stream) stays as it was. It was made for
+ * attempt `attempt` (shown, not checked: the record decides what is due) of round `round` (an earlier round's marker
+ * is stale); `deferrals` counts how often in a row an open circuit put the delivery off (each wait doubles).
  */
 export type DeliveryDue = Event<'DeliveryDue', { round: number; attempt: number; deferrals: number }>;
 
