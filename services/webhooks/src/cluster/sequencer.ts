@@ -1,5 +1,5 @@
-import { heartbeatMs } from '../worker/heartbeat';
 import { DURABLES, Gauge, instanceIdOf, WEBHOOK_DOMAIN_TYPES, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
+import { heartbeatMs } from '../worker/heartbeat';
 import { routeEvent } from './assignment';
 import type { Membership } from './membership';
 import type { WorkOutcome, WorkSender } from './workChannel';
@@ -231,8 +231,9 @@ export class Sequencer {
     // The replica is gone: its work (this included) goes to another one, in order (see reassign).
     if (outcome.kind === 'unreachable') return this.membership.unreachable(state.replica);
     // No answer in time: the replica may still have it in its lane (a slow endpoint), or the forward was dropped.
-    // Keep the instance there and forward it again, behind it in the same serial lane (a copy finds the record of the
-    // first and sends nothing); handing it back to JetStream would free the instance for another replica at once.
+    // Keep the instance there and forward it again: that replica's router answers the copy together with the event
+    // still in its lane (router.ts `handle`), or works it if the first forward never arrived. Handing it back to
+    // JetStream would free the instance for another replica at once.
     if (outcome.kind === 'lost' && !work.local && !this.stopped) {
       const copy = again(work.delivery);
       // Each wait doubles: an event behind a slow endpoint is forwarded again a few times, not once per ack wait.
