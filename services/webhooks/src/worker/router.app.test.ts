@@ -172,6 +172,39 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     expect(receiver.received.filter((r) => r.path === path && r.body.data.message_id === 'in_2')).toHaveLength(1);
   });
 
+  it("keeps an instance's events in order while a just-started replica's directory cannot yet tell its settings", async () => {
+    await givenInstance();
+    const first = await inbound();
+    await append(
+      messageStream(ID, 'in_2'),
+      messageEvent('MessageReceived', AT, { message_id: 'in_2', from: '4915100000001', push_name: 'Ann', text: 'then', media: null, timestamp: AT }),
+    );
+    const [one, two] = (await store.readPattern('>', first.version, 2)).commits as [Commit, Commit];
+    // This replica's directory starts folding only after the first confirmation has timed out once.
+    const lagging = new EndpointDirectory(store, testLogger());
+    const breaker = new CircuitBreaker(5, 30_000);
+    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000], random: () => 0.5 }, 'w1', () => new Date());
+    const late = new Router(store, store, lagging, attempter, breaker, testLogger(), { concurrency: 16, confirmWithinMs: 200 });
+    const answers: string[] = [];
+    for (const commit of [one, two]) {
+      late.handle(ID, {
+        commit,
+        deliveryCount: 1,
+        ack: () => void answers.push(`ack ${commit.sequence}`),
+        nak: () => void answers.push(`nak ${commit.sequence}`),
+        inProgress: () => undefined,
+      });
+    }
+    setTimeout(() => lagging.start(), 300);
+    try {
+      await late.idle();
+      expect(answers).toEqual([`ack ${one.sequence}`, `ack ${two.sequence}`]);
+      expect(receiver.received.filter((r) => r.path === path).map((r) => r.body.data.message_id)).toEqual(['in_1', 'in_2']);
+    } finally {
+      await lagging.stop();
+    }
+  });
+
   it('ignores events receivers are not told about (a QR code was issued)', async () => {
     await givenInstance();
     const { version } = await append(instanceStream(ID), instanceEvent('InstanceQrIssued', AT, {}));

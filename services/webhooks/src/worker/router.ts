@@ -6,6 +6,8 @@ import type { CircuitBreaker } from './circuitBreaker';
 import { firstAttempt, type FirstAttemptDeps } from './firstAttempt';
 
 const MAX_PER_INSTANCE = 1_000;
+/** Tries to read an instance's settings up to the event being routed, each within `confirmWithinMs` (default 5 s). */
+const CONFIRM_TRIES = 6;
 
 /**
  * Makes the first attempt of each webhook event of an instance whose webhook is on, one event at a time per
@@ -16,6 +18,7 @@ const MAX_PER_INSTANCE = 1_000;
 export class Router {
   private readonly lanes: Lanes;
   private readonly deps: FirstAttemptDeps;
+  private readonly confirmWithinMs: number;
   /** Events in a lane (waiting or worked on), by stream and sequence, with the copies of them that came meanwhile. */
   private readonly inLane = new Map<string, StoreDelivery[]>();
 
@@ -26,9 +29,10 @@ export class Router {
     attempter: Attempter,
     breaker: CircuitBreaker,
     private readonly logger: Logger,
-    options: { concurrency: number },
+    options: { concurrency: number; confirmWithinMs?: number },
   ) {
     this.lanes = new Lanes(options.concurrency);
+    this.confirmWithinMs = options.confirmWithinMs ?? 5_000;
     this.deps = { events, deliveries, attempter, breaker };
   }
 
@@ -59,6 +63,19 @@ export class Router {
     this.lanes.push(instanceId, () => this.route(instanceId, withCopies));
   }
 
+  /**
+   * Whether the endpoint directory holds the instance's settings as of `sequence`, tried again in the lane while it
+   * cannot tell yet (a replica that just started folds the log). Handing the event back at once let the instance's
+   * next events, already queued behind it, go out first (seen in the compose drill: `message.read` before
+   * `instance.connected`). Bounded: after CONFIRM_TRIES the event goes back to JetStream, and the lane moves on.
+   */
+  private async settingsReached(instanceId: string, sequence: number): Promise<boolean> {
+    for (let tries = 0; tries < CONFIRM_TRIES; tries++) {
+      if ((await this.endpoints.confirmed(instanceId, this.confirmWithinMs, sequence)) !== null) return true;
+    }
+    return false;
+  }
+
   /** Resolves when every event handed over so far has been worked on. */
   idle(): Promise<void> {
     return this.lanes.idle();
@@ -70,7 +87,7 @@ export class Router {
       if (webhooks.length === 0) return delivery.ack();
       // An enabled endpoint is used as the read model has it (no lookup per event: the hot path). Otherwise the
       // model is first brought up to this event, so a webhook switched on just before it is not missed.
-      if ((await this.endpoints.confirmed(instanceId, 5_000, delivery.commit.sequence)) === null) return delivery.nak(1_000);
+      if (!(await this.settingsReached(instanceId, delivery.commit.sequence))) return delivery.nak(1_000);
       for (const webhook of webhooks) {
         const endpoint = this.endpoints.get(instanceId);
         if (!endpoint?.enabled || !endpoint.url) break;
