@@ -100,4 +100,17 @@ describe('ContentKeys', () => {
     expect(reader.known('I1', old.kid)).toBeNull();
     reader.stop();
   });
+
+  it("moves an instance's generation on every key change it sees, its own destroy or another process's through the watch", async () => {
+    const shared = new InMemoryKeyBucket();
+    const [here, there] = [new ContentKeys(shared), new ContentKeys(shared)];
+    await there.start();
+    await here.current('I1');
+    const before = there.generation('I1');
+    await here.destroy('I1');
+    expect(here.generation('I1')).toBeGreaterThan(0);
+    expect(there.generation('I1')).toBeGreaterThan(before);
+    expect(there.generation('I2')).toBe(0);
+    there.stop();
+  });
 });

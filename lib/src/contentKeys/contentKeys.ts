@@ -72,6 +72,15 @@ export class ContentKeys {
     return null;
   }
 
+  /**
+   * How many changes of the instance's key this process has seen (creations, erasures here or, through the watch, by
+   * other processes). Content read while it stayed the same was readable with the keys as they are now; a reader that
+   * holds content it opened earlier (a history scan paused between pages) must not hand it out once it has moved.
+   */
+  generation(instanceId: string): number {
+    return this.changes.get(instanceId) ?? 0;
+  }
+
   /** Destroys the instance's key (erasure); answers whether there was one. */
   async destroy(instanceId: string): Promise<boolean> {
     const kid = await this.bucket.destroy(instanceId);

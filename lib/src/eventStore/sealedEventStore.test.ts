@@ -51,6 +51,28 @@ describe('SealedEventStore', () => {
     expect(storedReceived).toMatchObject({ from: '4915100000000', media: { mimetype: 'application/pdf', size: 42 } });
   });
 
+  it("seals a location's coordinates and name: after the key is destroyed they read null", async () => {
+    const place = messageEvent<MessageAccepted>('MessageAccepted', AT, {
+      message_id: 'm2',
+      to: '4915112345678',
+      type: 'location',
+      text: null,
+      media_url: null,
+      filename: null,
+      location: { latitude: 52.516275, longitude: 13.377704, name: 'Brandenburg Gate' },
+    });
+    await store.append(messageStream('I1', 'm2'), [place], { expectedVersion: 0, commandId: 'p' });
+    const raw = JSON.stringify(await inner.readStream(messageStream('I1', 'm2')));
+    for (const secret of ['52.516275', '13.377704', 'Brandenburg']) expect(raw).not.toContain(secret);
+    expect(dataOf(await store.readStream(messageStream('I1', 'm2')))).toEqual([place.data]);
+    await keys.destroy('I1');
+    expect(dataOf(await store.readStream(messageStream('I1', 'm2')))[0]).toMatchObject({
+      type: 'location',
+      location: { latitude: null, longitude: null, name: null },
+      erased: true,
+    });
+  });
+
   it('reads plaintext back through every read', async () => {
     const expected = [accepted.data, sent.data, received.data];
     expect(dataOf((await store.readPattern('I1.>', 1, 100)).commits)).toEqual(expected);

@@ -2,14 +2,16 @@ import { WEBHOOK_EVENT_TYPES } from './webhookEventTypes';
 
 /**
  * The one list of content fields: what a user or a phone typed (texts, captions, media URLs, file names, push
- * names), sealed in the log with the instance's data key and read as `null` (with `erased: true` on the event's data)
+ * names, a location sent), sealed in the log with the instance's data key and read as `null` (with `erased: true` on the event's data)
  * once the key is destroyed. Everything else an event holds stays readable: types, times, ids, numbers, states,
  * reasons. A path names a field of the event's `data`; `a.b` is field `b` of the object in `a` (when `a` is null
  * there is nothing to seal). To seal a new free-text field, add its path here: new events seal it; older events keep
  * reading as they were written (see `sealedEventStore.ts`).
  */
 export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  MessageAccepted: ['text', 'media_url', 'filename', 'location.name', 'vcard', 'reaction.emoji'],
+  // A location's coordinates are where someone is: content, as its name (sealed since 2026-11-24; earlier events
+  // keep theirs readable).
+  MessageAccepted: ['text', 'media_url', 'filename', 'location.name', 'location.latitude', 'location.longitude', 'vcard', 'reaction.emoji'],
   MessageReceived: ['push_name', 'text', 'media.filename'],
 };
 
@@ -23,6 +25,16 @@ const SEALED_PAYLOADS: ReadonlySet<string> = new Set(
     .filter(([domainType]) => domainType in SEALED_FIELDS)
     .map(([, webhookType]) => webhookType),
 );
+
+/**
+ * Whether the content of an event at `eventAtMs` was destroyed by the instance's latest erasure at `erasedAtMs` (null:
+ * never erased): it was, at or before it. Decided by time wherever a copy opened before the erasure may still be held
+ * (a send waiting its turn, a webhook in a lane or a cache), since such a copy no longer asks the key.
+ */
+export const erasedByErasureAt = (erasedAtMs: number | null, eventAtMs: number): boolean => erasedAtMs !== null && eventAtMs <= erasedAtMs;
+
+/** Whether a webhook payload of this type holds content (sealed in the store, erased by `erase_instance_data`). */
+export const webhookPayloadSealed = (webhookType: string): boolean => SEALED_PAYLOADS.has(webhookType);
 
 /** The content paths of an event of `type` with this data. */
 const pathsOf = (type: string, data: Record<string, unknown>): readonly string[] =>
@@ -96,4 +108,13 @@ export const erasedContent = (type: string, rest: Data): Data => {
     if (at && at.field in at.holder) at.holder[at.field] = null;
   }
   return { ...data, erased: true };
+};
+
+/**
+ * A webhook payload's data as a payload of an erased event reads (its content fields null, `erased: true`): what a
+ * replay sends of a message whose content was erased, even when it was read before the erasure.
+ */
+export const erasedPayloadData = (webhookType: string, data: Data): Data => {
+  const domainType = Object.entries(WEBHOOK_EVENT_TYPES).find(([domain, webhook]) => webhook === webhookType && domain in SEALED_FIELDS)?.[0];
+  return domainType ? erasedContent(domainType, data) : data;
 };
