@@ -12,7 +12,9 @@ module.exports = {
   },
   // Jest on Node 20 cannot require() these ESM-only packages (Fastify's inject and swagger-ui pull in the first two;
   // Baileys 7 and its wasm bridge and queue are ESM-only too), so they are transformed like our own sources.
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|@whiskeysockets/baileys|whatsapp-rust-bridge|p-queue|p-timeout)/)'],
+  // @nats-io/obj loads node:crypto (the checkpoint store's SHA-256) with import(), which Jest's CommonJS sandbox
+  // refuses without --experimental-vm-modules; transformed, it is a require().
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|cookie|@whiskeysockets/baileys|whatsapp-rust-bridge|p-queue|p-timeout|@nats-io/obj)/)'],
   transform: {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

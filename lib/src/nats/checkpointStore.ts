@@ -1,4 +1,4 @@
-import { Objm, type ObjectStore } from '@nats-io/obj';
+import { Objm, setSha256Backend, type ObjectStore } from '@nats-io/obj';
 import type { NatsHandle } from './connection';
 import { untilJetStreamAnswers } from './startupRetry';
 import { OBJECT_STORES } from './topology';
@@ -18,6 +18,12 @@ export interface Checkpoint {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+// The object store digests every object it puts and gets (SHA-256), by default in JavaScript (js-sha256). node:crypto
+// does it ~25x faster: a send ledger of 200,000 queued sends (18 MB) took 296 ms in js-sha256 and 11.5 ms native, and
+// its checkpoint's put went from ~600 to ~300 ms (CPU ~560 to ~280 ms), its load from ~400 to ~110 ms. The switch
+// is process-wide; this module is its only user of object stores.
+setSha256Backend('native');
 
 /**
  * Read-model checkpoints in a NATS object store: a model of many instances outgrows a message (1 MiB), and the object
