@@ -17,7 +17,7 @@ export interface FoldedModel {
   apply(commit: Commit): void;
   /** The model's entries, serialized deterministically (equal models give equal text). */
   serialize(): string;
-  /** Takes a checkpoint's entries (before the projection starts after its position). */
+  /** Takes a checkpoint's entries (before the projection starts after its position); all or nothing: a body it cannot read throws and leaves the model as it was. */
   restore(body: string): void;
 }
 
@@ -83,12 +83,29 @@ export class CheckpointedProjection {
         'the checkpoint does not fit this log or version; folding from the beginning',
       );
     }
-    if (usable) this.restore(checkpoint);
-    const from = usable ? checkpoint.position : 0;
+    const restored = usable && this.restoredFrom(checkpoint);
+    const from = restored ? checkpoint.position : 0;
     this.start(from);
     this.checkpointer = new Checkpointer(this, checkpoints, this.logger, everyMs, from);
     this.checkpointer.start();
     return from;
+  }
+
+  /**
+   * Restores a checkpoint that fits; one whose body does not restore (written by a bug, or by a release that used the
+   * same version for another layout) is folded past, not a start-up that fails every time.
+   */
+  private restoredFrom(checkpoint: Checkpoint): boolean {
+    try {
+      this.restore(checkpoint);
+      return true;
+    } catch (error) {
+      this.logger.warn(
+        { err: error, model: checkpoint.model, position: checkpoint.position },
+        'the checkpoint does not restore; folding the log from its beginning',
+      );
+      return false;
+    }
   }
 
   /** Stops folding; with checkpoints, writes the last one. */

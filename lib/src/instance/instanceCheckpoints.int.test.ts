@@ -106,4 +106,12 @@ describe('instance states checkpoints (real nats-server)', () => {
     expect(from).toBe(0);
     expect([...model.all()]).toHaveLength(50);
   });
+
+  it('folds from the beginning past a checkpoint that fits but does not restore, instead of failing to start', async () => {
+    const stored = (await checkpoints.load(INSTANCE_STATES_MODEL))!;
+    await checkpoints.replace({ ...stored, body: '{"not": "entries"' });
+    const { model, from } = await startModel();
+    expect(from).toBe(0);
+    expect([...model.all()]).toHaveLength(50);
+  });
 });
