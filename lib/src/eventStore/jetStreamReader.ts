@@ -16,6 +16,8 @@ export interface ReadMessage {
 
 const READ_BATCH = 1_000;
 const READ_TIMEOUT_MS = 10_000;
+/** Ordered consumers one scan tries (see orderedScan). */
+const SCAN_CONSUMERS = 2;
 /** A replica behind the leader answers fewer messages than the range holds; it is asked again this many times. */
 const BEHIND_RETRIES = 50;
 const BEHIND_PAUSE_MS = 20;
@@ -55,27 +57,37 @@ const batchDirectReader =
  * A range read as one ordered consumer, oldest first, up to `end`: the way for long reads. The consumer pushes with
  * flow control and its messages carry only their stored headers, where a batch direct get answers every message
  * with five headers of its own to parse: 100,000 one-event commits read 65-84k/s this way against 22-43k/s by
- * batch direct gets of 1,000 (same process and machine, 2026-11-23). Breaking off stops the consumer; a read that
- * gets no message for READ_TIMEOUT_MS fails as unavailable.
+ * batch direct gets of 1,000 (same process and machine, 2026-11-23). Breaking off stops the consumer. A consumer that
+ * delivers nothing for READ_TIMEOUT_MS is replaced once, from the next sequence (on a 3-node cluster under load one
+ * stayed silent for good: a CI run's contract test waited 10-20 s for a single message); a second silence fails the
+ * read as unavailable.
  */
 export async function* orderedScan(nats: NatsHandle, streamName: string, filter: string, from: number, end: number): AsyncGenerator<ReadMessage> {
-  const consumer = await nats.js.consumers.get(streamName, { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from });
-  const messages = await consumer.consume({ max_messages: READ_BATCH });
-  let idle = false;
-  const watchdog = setInterval(() => {
-    if (idle) messages.stop();
-    idle = true;
-  }, READ_TIMEOUT_MS);
-  try {
-    for await (const m of messages) {
-      idle = false;
-      yield fromConsumed(m);
-      if (m.seq >= end) return;
+  let next = from;
+  for (let attempt = 1; ; attempt++) {
+    const consumer = await nats.js.consumers.get(streamName, { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
+    const messages = await consumer.consume({ max_messages: READ_BATCH });
+    let idle = false;
+    let silent = false;
+    const watchdog = setInterval(() => {
+      if (idle) {
+        silent = true;
+        messages.stop();
+      }
+      idle = true;
+    }, READ_TIMEOUT_MS);
+    try {
+      for await (const m of messages) {
+        idle = false;
+        yield fromConsumed(m);
+        if (m.seq >= end) return;
+        next = m.seq + 1;
+      }
+    } finally {
+      clearInterval(watchdog);
+      messages.stop();
     }
-    throw unavailable('event_store_unavailable', 'The event store did not answer a read in time');
-  } finally {
-    clearInterval(watchdog);
-    messages.stop();
+    if (!silent || attempt >= SCAN_CONSUMERS) throw unavailable('event_store_unavailable', 'The event store did not answer a read in time');
   }
 }
 
