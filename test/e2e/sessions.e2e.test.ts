@@ -10,6 +10,7 @@ describe('sessions over HTTP with the sandbox connector', () => {
   let stack: TestStack;
   let receiver: WebhookReceiver;
   let media: Server;
+  let flakyHits = 0;
   let mediaUrl: string;
   beforeAll(async () => {
     receiver = new WebhookReceiver();
@@ -18,12 +19,16 @@ describe('sessions over HTTP with the sandbox connector', () => {
       if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(2048, 7));
       if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.alloc(4096, 1));
       if (req.url === '/slow.png') return void setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(16)), 3_000).unref();
+      // Down for its first request, then up: a host that blipped.
+      if (req.url === '/flaky.png' && flakyHits++ === 0) return res.writeHead(503).end();
+      if (req.url === '/flaky.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(512, 3));
       if (req.url === '/huge.bin') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(2 * 1024 * 1024));
       return res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
     mediaUrl = `http://127.0.0.1:${(media.address() as { port: number }).port}`;
-    stack = await startStack();
+    // A failing media host is tried again for SEND_RETRY_FOR_MS: 3 s here, so the failures below come in seconds.
+    stack = await startStack({}, true, { sendRetryForMs: 3_000 });
   });
   afterAll(async () => {
     await stack.close();
@@ -127,14 +132,21 @@ describe('sessions over HTTP with the sandbox connector', () => {
     ]);
   });
 
-  it('fails media that is too large, unreachable or too slow with a reason (MessageFailed), never a 500', async () => {
+  it('fails media that is too large, unreachable or too slow with a reason (MessageFailed), never a 500; a host that blipped is tried again', async () => {
     const id = await linkedInstance('/badmedia');
     const sendMedia = (url: string) => stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent(url)}`);
-    const answers = [await sendMedia(`${mediaUrl}/huge.bin`), await sendMedia('http://127.0.0.1:1/x.png'), await sendMedia(`${mediaUrl}/slow.png`)];
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const answers = [
+      await sendMedia(`${mediaUrl}/huge.bin`),
+      await sendMedia('http://127.0.0.1:1/x.png'),
+      await sendMedia(`${mediaUrl}/slow.png`),
+      await sendMedia(`${mediaUrl}/flaky.png`),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    // Too large fails at once; unreachable and slow are tried again for SEND_RETRY_FOR_MS, then fail with their reason.
     const events = await eventually(
       () => history(id),
-      (h) => h.filter((e) => e.type === 'MessageFailed').length === 3,
+      (h) => h.filter((e) => e.type === 'MessageFailed').length === 3 && h.some((e) => e.type === 'MessageSent'),
+      20_000,
     );
     const reasons = events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason as string);
     expect(reasons.sort()).toEqual([
@@ -142,6 +154,12 @@ describe('sessions over HTTP with the sandbox connector', () => {
       expect.stringMatching(/^media_too_large/),
       expect.stringMatching(/^media_unreachable/),
     ]);
+    expect([
+      flakyHits,
+      sandbox()
+        .sent(id)
+        .map((m) => m.media?.size),
+    ]).toEqual([2, [512]]);
   });
 
   it('turns an inbound message into MessageReceived with sender and push name, and a message.received webhook', async () => {

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { guardedLookup, isForbiddenAddress } from '@wagw/lib';
 import { isIP } from 'node:net';
 import type { MediaPayload } from '../connector/port';
@@ -10,7 +10,15 @@ export interface MediaLimits {
 }
 
 /** Why media could not be fetched, as the `reason` of MessageFailed. */
-export class MediaError extends Error {}
+export class MediaError extends Error {
+  /**
+   * Whether trying again later may succeed: the host did not answer in time, broke off, refused the connection, or
+   * answered 408, 429 or 5xx. A file too large, a forbidden address or another HTTP error stays what it is.
+   */
+  get transient(): boolean {
+    return /^media_(timeout|unreachable):/.test(this.message) || /^media_unavailable: HTTP (408|429|5\d\d)$/.test(this.message);
+  }
+}
 
 /**
  * The file name a URL's path ends in, percent-decoded; as written when it does not decode (`bad%E0%A4%A`): a
@@ -27,8 +35,55 @@ export const fileNameOf = (url: string): string => {
 };
 
 /**
- * Fetches a message's media: a time limit, a size cap (declared and actual), no redirects to elsewhere than
- * http(s), and the SSRF guard on every connection unless private networks are allowed.
+ * Why a body stopped coming: a stall past the idle limit or the fetch's time limit is a time-out; anything else (the
+ * connection reset, or closed before the declared length) is not, and is named for what it was, so a host that broke
+ * off is not mistaken for a slow one.
+ */
+const bodyError = (error: unknown, timedOut: boolean, received: number, timeoutMs: number): MediaError => {
+  const e = error as { code?: string; message?: string };
+  if (timedOut || e.code === 'UND_ERR_BODY_TIMEOUT') return new MediaError(`media_timeout: body not received within ${timeoutMs} ms`);
+  return new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}, the body broke off after ${received} bytes`);
+};
+
+/** Redirects followed to a media_url's file: a share link to a CDN to a pre-signed URL takes two or three. */
+export const MAX_MEDIA_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * What a URL must pass before the fetcher connects to it, the media_url and every redirect target alike: an IP
+ * literal never goes through the guarded lookup, so a private or reserved one is refused here.
+ */
+export const checkHop = (url: string, allowPrivateNetworks: boolean): void => {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivateNetworks && isIP(host) && isForbiddenAddress(host)) throw new MediaError('media_url_forbidden: private or reserved address');
+};
+
+/**
+ * Where a redirect leads, resolved against the URL that answered it. Only http(s), and no user name or password: a
+ * media_url may not carry them (assertCallableUrl), so neither may a hop, and none is ever sent on.
+ */
+const redirectTarget = (from: string, status: number, location: string | string[] | undefined): string => {
+  const value = Array.isArray(location) ? location[0] : location;
+  if (!value) throw new MediaError(`media_unavailable: HTTP ${status} without a Location`);
+  let target: URL;
+  try {
+    target = new URL(value, from);
+  } catch {
+    throw new MediaError(`media_unavailable: HTTP ${status} with an invalid Location`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new MediaError('media_unavailable: redirect to a URL that is not http(s)');
+  if (target.username || target.password) throw new MediaError('media_unavailable: redirect to a URL with credentials');
+  target.hash = '';
+  return target.href;
+};
+
+/** An answer's body read to its end and dropped (a redirect's or an error page): the connection can be reused. */
+const discard = (response: Dispatcher.ResponseData): Promise<void> => response.body.dump().catch(() => undefined);
+
+/**
+ * Fetches a message's media: one time limit for the whole fetch, a size cap (declared and actual), up to
+ * MAX_MEDIA_REDIRECTS http(s) redirects, and the SSRF guard on every hop and connection unless private networks are
+ * allowed.
  */
 export const createMediaFetcher = (limits: MediaLimits) => {
   const agent = new Agent({
@@ -36,25 +91,49 @@ export const createMediaFetcher = (limits: MediaLimits) => {
     bodyTimeout: limits.timeoutMs,
     connect: limits.allowPrivateNetworks ? { timeout: limits.timeoutMs } : { timeout: limits.timeoutMs, lookup: guardedLookup },
   });
+
+  const answerOf = async (url: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> => {
+    checkHop(url, limits.allowPrivateNetworks);
+    try {
+      return await request(url, { method: 'GET', dispatcher: agent, signal });
+    } catch (error) {
+      const e = error as { name?: string; code?: string; message?: string };
+      if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT') throw new MediaError(`media_timeout: no answer within ${limits.timeoutMs} ms`);
+      // The guarded lookup refused the host's address: a redirect to an internal host name lands here, and says so.
+      if (e.code === 'EFORBIDDEN') throw new MediaError('media_url_forbidden: private or reserved address');
+      throw new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}`);
+    }
+  };
+
+  /** The first answer that is not a redirect, and the URL that gave it. */
+  const followed = async (url: string, signal: AbortSignal): Promise<{ response: Dispatcher.ResponseData; url: string }> => {
+    const seen = new Set<string>();
+    let current = url;
+    for (let redirects = 0; redirects <= MAX_MEDIA_REDIRECTS; redirects++) {
+      seen.add(current);
+      const response = await answerOf(current, signal);
+      if (!REDIRECT_STATUSES.has(response.statusCode)) return { response, url: current };
+      await discard(response);
+      current = redirectTarget(current, response.statusCode, response.headers.location);
+      if (seen.has(current)) throw new MediaError('media_unavailable: redirect loop');
+    }
+    throw new MediaError(`media_unavailable: more than ${MAX_MEDIA_REDIRECTS} redirects`);
+  };
+
   return {
     async fetch(url: string, filename: string | null, caption: string | null): Promise<MediaPayload> {
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      if (!limits.allowPrivateNetworks && isIP(host) && isForbiddenAddress(host)) throw new MediaError('media_url_forbidden: private or reserved address');
-      let response;
-      try {
-        response = await request(url, { method: 'GET', dispatcher: agent, signal: AbortSignal.timeout(limits.timeoutMs) });
-      } catch (error) {
-        const e = error as { name?: string; code?: string; message?: string };
-        if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT') throw new MediaError(`media_timeout: no answer within ${limits.timeoutMs} ms`);
-        throw new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}`);
-      }
+      // One limit for every hop together, so a chain of redirects cannot stretch a send's fetch past it.
+      const signal = AbortSignal.timeout(limits.timeoutMs);
+      const { response, url: fileUrl } = await followed(url, signal);
       if (response.statusCode < 200 || response.statusCode >= 300) {
-        await response.body.dump();
+        await discard(response);
         throw new MediaError(`media_unavailable: HTTP ${response.statusCode}`);
       }
       const declared = Number(response.headers['content-length'] ?? 0);
       if (declared > limits.maxBytes) {
-        response.body.destroy();
+        // Destroyed unread, the body emits an AbortError a turn later; unheard, it was an uncaught exception that
+        // stopped the sessions process, and the send, still queued, was fetched again by the replica taking over.
+        response.body.on('error', () => undefined).destroy();
         throw new MediaError(`media_too_large: ${declared} bytes, the limit is ${limits.maxBytes}`);
       }
       const chunks: Buffer[] = [];
@@ -70,11 +149,12 @@ export const createMediaFetcher = (limits: MediaLimits) => {
         }
       } catch (error) {
         if (error instanceof MediaError) throw error;
-        throw new MediaError(`media_timeout: body not received within ${limits.timeoutMs} ms`);
+        throw bodyError(error, signal.aborted, size, limits.timeoutMs);
       }
       const type = response.headers['content-type'];
       const mimetype = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'application/octet-stream';
-      const name = filename ?? fileNameOf(url);
+      // Named after where the file is, not the link to it (a share link's path is often an opaque id).
+      const name = filename ?? fileNameOf(fileUrl);
       return { data: Buffer.concat(chunks), mimetype, filename: name, ...(caption ? { caption } : {}) };
     },
     close: () => agent.close(),
