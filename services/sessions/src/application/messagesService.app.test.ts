@@ -1,6 +1,9 @@
 import {
   assertPublicUrl,
+  ContentKeys,
   InMemoryEventStore,
+  InMemoryKeyBucket,
+  SealedEventStore,
   instanceEvent,
   instanceIdFor,
   instanceStream,
@@ -127,6 +130,23 @@ describe('MessagesService.accept (application, in-memory store)', () => {
         })
         .then(({ first }) => ({ commits: [accepted(first)] }));
       expect(answer.again).toMatchObject({ kind: 'conflict', code: 'idempotency_key_reused' });
+    });
+
+    it('refuses a key used before the instance was erased (409): the send it named cannot be compared, nor go out', async () => {
+      const keys = new ContentKeys(new InMemoryKeyBucket());
+      const sealed = new SealedEventStore(new InMemoryEventStore(), keys);
+      const sealedRegistry = new InstanceRegistry(sealed, testLogger());
+      sealedRegistry.start();
+      try {
+        await sealed.append(instanceStream(ID), [created, linked], { expectedVersion: 0, commandId: 'link' });
+        await sealedRegistry.catchUp(1_000);
+        const onSealed = new MessagesService(sealed, sealedRegistry, async () => undefined);
+        await onSealed.accept(send({ idempotencyKey: 'k1' }));
+        await keys.destroy(ID);
+        await expect(onSealed.accept(send({ idempotencyKey: 'k1', text: 'a new message' }))).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+      } finally {
+        await sealedRegistry.stop();
+      }
     });
 
     it('stores two messages for two keys, and for two sends without a key', async () => {

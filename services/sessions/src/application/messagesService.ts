@@ -12,8 +12,9 @@ import {
   type EventStore,
   type MessageAccepted,
 } from '@wagw/lib';
-import type { InstanceRegistry } from '../registry/instanceRegistry';
+import type { InstanceFacts, InstanceRegistry } from '../registry/instanceRegistry';
 import type { SendLedger } from '../registry/sendLedger';
+import { NO_RESERVATION, UnfoldedAccepts } from './unfoldedAccepts';
 import { acceptedContent, assertContent, recipientOf, referredMessage, type SendContent } from './sendContent';
 
 /** Per instance: sends waiting to go out, and sends accepted per UTC day; 0 = no limit. */
@@ -48,23 +49,42 @@ export class MessagesService {
     private readonly registry: InstanceRegistry,
     private readonly checkMediaUrl: (url: string) => Promise<void>,
     private readonly limits: { ledger: SendLedger; quotas: SendQuotas } | null = null,
-  ) {}
+  ) {
+    this.unfolded = new UnfoldedAccepts(() => limits?.ledger.folded() ?? 0);
+  }
+
+  /** Accepts of this replica its ledger does not show yet: counted by the quota checks too. */
+  private readonly unfolded: UnfoldedAccepts;
 
   /** The instance's send quotas and how much of them is used (`status`); max 0 = no limit. */
   sendUsage(instanceId: string, now = new Date()): { queued: number; queueMax: number; today: number; dailyCap: number } {
     const { ledger, quotas } = this.limits ?? { ledger: null, quotas: { queueMax: 0, dailyCap: 0 } };
-    return { queued: ledger?.queued(instanceId) ?? 0, queueMax: quotas.queueMax, today: ledger?.acceptedOn(instanceId, now) ?? 0, dailyCap: quotas.dailyCap };
+    const unfolded = ledger ? this.unfolded.count(instanceId) : 0;
+    return {
+      queued: (ledger?.queued(instanceId) ?? 0) + unfolded,
+      queueMax: quotas.queueMax,
+      today: (ledger?.acceptedOn(instanceId, now) ?? 0) + unfolded,
+      dailyCap: quotas.dailyCap,
+    };
   }
 
-  /** Backpressure and the ban guard: a full queue or a spent daily cap is a 429 that says which, never growth without bound. */
-  private assertSendQuota(instanceId: string): void {
+  /**
+   * Why the send cannot be taken now (the instance blocked or not linked; backpressure and the ban guard: a full queue
+   * or a spent daily cap is a 429 that says which, never growth without bound), or null. A repeat of a send this
+   * replica is accepting right now (same message id) takes no second place in the quotas.
+   */
+  private refusalOf(facts: InstanceFacts, instanceId: string, messageId: string): AppError | null {
+    if (facts.blockedReason) return conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
+    if (!facts.linkedNumber) return conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    if (this.unfolded.holds(messageId)) return null;
     const { queued, queueMax, today, dailyCap } = this.sendUsage(instanceId);
     if (queueMax > 0 && queued >= queueMax) {
-      throw new AppError('rate_limited', 'send_queue_full', `${queued} sends of this instance wait to go out (at most ${queueMax}); retry once some went out`);
+      return new AppError('rate_limited', 'send_queue_full', `${queued} sends of this instance wait to go out (at most ${queueMax}); retry once some went out`);
     }
     if (dailyCap > 0 && today >= dailyCap) {
-      throw new AppError('rate_limited', 'daily_send_cap_reached', `The instance accepted its ${dailyCap} sends of today (UTC); retry tomorrow`);
+      return new AppError('rate_limited', 'daily_send_cap_reached', `The instance accepted its ${dailyCap} sends of today (UTC); retry tomorrow`);
     }
+    return null;
   }
 
   async accept(command: SendCommand): Promise<string> {
@@ -86,32 +106,58 @@ export class MessagesService {
       }
     }
     if (!facts || facts.account !== command.account) throw notFound('instance_not_found', 'Instance not found');
-    if (facts.blockedReason) throw conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
-    if (!facts.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
-    this.assertSendQuota(command.instanceId);
-    // After the ownership check: another account's message ids tell nothing.
-    if (command.quotedMessageId) await referredMessage(this.events, command.instanceId, command.quotedMessageId, to, 'quoted_message_id');
-    if (command.type === 'reaction') await referredMessage(this.events, command.instanceId, command.reactionMessageId, to, 'message_id');
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
     const accepted = messageEvent<MessageAccepted>('MessageAccepted', new Date().toISOString(), { message_id: messageId, to, ...acceptedContent(command) });
     const stream = messageStream(command.instanceId, messageId);
-    const stored = await this.events.append(stream, [accepted], { expectedVersion: 0, commandId: `accept-${messageId}` }).catch((error: unknown) => {
-      if (!isVersionConflict(error)) throw error;
-      return null;
-    });
-    // A repeated Idempotency-Key: the same send is answered its message id; another one under it is refused, not
-    // answered as if it had been taken (it would never go out).
-    if (stored === null || stored.duplicate) await this.assertSameSend(stream, accepted.data);
-    return messageId;
+    const refusal = this.refusalOf(facts, command.instanceId, messageId);
+    if (refusal) {
+      // A repeat of a send taken before (its first answer was lost) is answered its message id, though that send is
+      // what spent the quota, or the instance was logged out since: it goes out (or fails) whatever the repeat hears.
+      // Read only on a refusal: the hot path (and a leader election) does not wait for it.
+      if (command.idempotencyKey && (await this.acceptedBefore(stream, accepted.data))) return messageId;
+      throw refusal;
+    }
+    // Passing reserves the send's place at once (no await since the check), so parallel sends see each other; a
+    // repeat racing its first takes none, nor does a send without quotas (no ledger would ever fold it).
+    const reservation = !this.limits || this.unfolded.holds(messageId) ? NO_RESERVATION : this.unfolded.reserve(command.instanceId, messageId);
+    try {
+      // After the ownership check: another account's message ids tell nothing.
+      if (command.quotedMessageId) await referredMessage(this.events, command.instanceId, command.quotedMessageId, to, 'quoted_message_id');
+      if (command.type === 'reaction') await referredMessage(this.events, command.instanceId, command.reactionMessageId, to, 'message_id');
+      const stored = await this.events.append(stream, [accepted], { expectedVersion: 0, commandId: `accept-${messageId}` }).catch((error: unknown) => {
+        if (!isVersionConflict(error)) throw error;
+        return null;
+      });
+      if (stored === null || stored.duplicate) {
+        // A repeat that raced its first: the ledger counts that one. The same send is answered its message id;
+        // another one under the same Idempotency-Key is refused, not answered as if it had been taken (it would never go out).
+        reservation.release();
+        if (!(await this.acceptedBefore(stream, accepted.data))) throw new Error(`message ${messageId} neither appended nor found`);
+      } else reservation.appended(stored.version);
+      return messageId;
+    } catch (error) {
+      reservation.release();
+      throw error;
+    }
   }
 
-  private async assertSameSend(stream: string, data: MessageAccepted['data']): Promise<void> {
+  /**
+   * Whether the message stream holds this very send already (true), holds nothing (false), or holds another one
+   * under the same Idempotency-Key (409). One accepted before an erasure cannot be compared (its content is gone):
+   * 409 too, as answering its id would tell the client a send was taken that never goes out.
+   */
+  private async acceptedBefore(stream: string, data: MessageAccepted['data']): Promise<boolean> {
     const first = (await this.events.readStream(stream))[0]?.events[0];
-    if (first?.type !== 'MessageAccepted' || first.data.erased === true) return;
+    if (first === undefined) return false;
+    if (first.type !== 'MessageAccepted') return true;
+    if (first.data.erased === true) {
+      throw conflict('idempotency_key_reused', "This Idempotency-Key was used for a message before the instance's data was erased; use a new key");
+    }
     const differs = SAME_SEND_FIELDS.some((field) => JSON.stringify(first.data[field] ?? null) !== JSON.stringify(data[field] ?? null));
     if (differs) {
       throw conflict('idempotency_key_reused', 'This Idempotency-Key was used for another message of this instance; use a new key for a new message');
     }
+    return true;
   }
 
   private async assertMediaUrl(url: string): Promise<void> {

@@ -109,4 +109,62 @@ describe('send quotas (application, in-memory store)', () => {
       .when(() => accept(serviceWith({ queueMax: 0, dailyCap: 3 })))
       .then((messageId) => ({ commits: [storedSend(messageId)] }));
   });
+
+  it('counts the sends being accepted that the ledger does not show yet: a burst of 30 at once against a cap of 5, then a queue of 9', async () => {
+    await store.append(linkedInstance.stream, linkedInstance.events, { expectedVersion: 0, commandId: 'link' });
+    await registry.catchUp(1_000);
+    // The second burst finds the first's 5 sends queued: 4 more fit.
+    for (const { quotas, taken, refused } of [
+      { quotas: { queueMax: 0, dailyCap: 5 }, taken: 5, refused: 'daily_send_cap_reached' },
+      { quotas: { queueMax: 9, dailyCap: 0 }, taken: 4, refused: 'send_queue_full' },
+    ]) {
+      const service = serviceWith(quotas);
+      await ledgerFeed.catchUp(1_000);
+      const before = (await store.readPattern(ALL_MESSAGES_PATTERN, 0, 1_000)).commits.length;
+      const results = await Promise.allSettled(Array.from({ length: 30 }, () => service.accept(send)));
+      const refusals = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as { code: string }).code] : []));
+      const stored = (await store.readPattern(ALL_MESSAGES_PATTERN, 0, 1_000)).commits.length - before;
+      expect({ taken: results.length - refusals.length, stored, refused: new Set(refusals) }).toEqual({ taken, stored: taken, refused: new Set([refused]) });
+      await ledgerFeed.catchUp(1_000);
+      // The ledger has them all now; none is counted twice.
+      expect(service.sendUsage(ID).queued).toBe(quotas.queueMax || taken);
+    }
+  });
+
+  it('answers a repeat of an accepted send (same Idempotency-Key) its message id, though that send spent the quota', async () => {
+    await store.append(linkedInstance.stream, linkedInstance.events, { expectedVersion: 0, commandId: 'link' });
+    await registry.catchUp(1_000);
+    for (const quotas of [
+      { queueMax: 0, dailyCap: 1 },
+      { queueMax: 1, dailyCap: 0 },
+    ]) {
+      const service = serviceWith(quotas);
+      const keyed = { ...send, idempotencyKey: `order-${quotas.queueMax}` };
+      await ledgerFeed.catchUp(1_000);
+      if (quotas.queueMax) {
+        // The first round's send is queued; let it go out so this round's quota is its own.
+        for (const { stream } of ledger.queuedSends(ID)) {
+          await store.append(stream, sent(stream.split('.').pop()!).events, { expectedVersion: 'any', commandId: `sent-${stream}` });
+        }
+        await ledgerFeed.catchUp(1_000);
+      }
+      const first = await service.accept(keyed);
+      await ledgerFeed.catchUp(1_000);
+      // Its answer was lost (a 503 service_timeout): the client repeats the very same request.
+      await expect(service.accept(keyed)).resolves.toBe(first);
+      // Any other send is refused by the spent quota.
+      await expect(service.accept(send)).rejects.toMatchObject({ kind: 'rate_limited' });
+    }
+  });
+
+  it('answers a repeat racing its first (both under way at once) the same message id, the first taking the last place', async () => {
+    await store.append(linkedInstance.stream, linkedInstance.events, { expectedVersion: 0, commandId: 'link' });
+    await registry.catchUp(1_000);
+    const service = serviceWith({ queueMax: 0, dailyCap: 1 });
+    const keyed = { ...send, idempotencyKey: 'raced' };
+    const answers = await Promise.allSettled([service.accept(keyed), service.accept(keyed), service.accept(keyed)]);
+    const ids = answers.map((a) => (a.status === 'fulfilled' ? a.value : (a.reason as { code: string }).code));
+    expect(new Set(ids).size).toBe(1);
+    expect(ids[0]).toMatch(/^m_/);
+  });
 });
