@@ -274,6 +274,71 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
     expect(sent.map((m) => m.text)).toEqual(['behind it']);
   });
 
+  it('hands a send out again, same message id, when no receipt came for it (the connection dropped after the write, before the ack)', async () => {
+    await givenLinked();
+    await goOnline();
+    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+      pacingMs: 0,
+      ttlMs: 60_000,
+      retryMs: 50,
+      retryForMs: 500,
+      confirmWithinMs: 300,
+    });
+    // The first hand-over is written to a socket that then drops: taken, never acknowledged, no receipt.
+    const connection = open.get(id)!;
+    let swallowed = 0;
+    const dropping: Connection = Object.assign(Object.create(connection) as Connection, {
+      send: (message: Parameters<Connection['send']>[0]) => (swallowed++ === 0 ? Promise.resolve() : connection.send(message)),
+    });
+    open.set(id, dropping);
+    await accept('m1', 'taken before the drop');
+    dispatcher.start();
+    const sent = await eventually(
+      async () => platform.sent(id),
+      (list) => list.length === 1,
+      5_000,
+    );
+    expect([sent[0]!.messageId, swallowed, await failures('m1')]).toEqual(['m1', 2, []]);
+  });
+
+  it('does not hand a send out again when its late receipt comes while it waits for its turn', async () => {
+    await givenLinked();
+    await goOnline();
+    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+      pacingMs: 600,
+      ttlMs: 60_000,
+      retryMs: 50,
+      retryForMs: 500,
+      confirmWithinMs: 200,
+    });
+    // Taken, and its receipt late: it comes while the send, handed out again, waits for its pacing gap.
+    const connection = open.get(id)!;
+    let handed = 0;
+    open.set(
+      id,
+      Object.assign(Object.create(connection) as Connection, {
+        send: () => {
+          handed += 1;
+          return Promise.resolve();
+        },
+      }),
+    );
+    await accept('m1', 'taken, receipt late');
+    dispatcher.start();
+    await eventually(
+      async () => handed,
+      (n) => n === 1,
+      5_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    await store.append(messageStream(id, 'm1'), [messageEvent('MessageSent', now(), { message_id: 'm1', to: TO })], {
+      expectedVersion: 'any',
+      commandId: 'sent-m1',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(handed).toBe(1);
+  });
+
   it('shows typing before each text for a time that grows with it, inside the pacing gap', async () => {
     const typing = { msPerChar: 10, minMs: 100, maxMs: 400 };
     await dispatcher.stop();
@@ -323,5 +388,23 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       5_000,
     );
     expect(sent.map((m) => [m.messageId, m.text])).toEqual([['m2', 'after the erasure']]);
+  });
+
+  it('fails the sends waiting their turn in the lane as content_erased once the instance is erased: none goes out with its text', async () => {
+    await givenLinked();
+    await goOnline();
+    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), { pacingMs: 400, ttlMs: 60_000, retryMs: 50, retryForMs: 500 });
+    for (const n of [1, 2, 3]) await accept(`m${n}`, `secret ${n}`);
+    dispatcher.start();
+    await eventually(
+      async () => platform.sent(id),
+      (s) => s.length === 1,
+      5_000,
+    );
+    // Erased while m2 and m3 wait in the lane, opened already, for their pacing gap.
+    await keys.destroy(id);
+    await append(instanceStream(id), instanceEvent('InstanceDataErased', now(), {}));
+    for (const n of [2, 3]) expect(await failureOf(`m${n}`)).toEqual(['content_erased']);
+    expect(platform.sent(id).map((m) => m.text)).toEqual(['secret 1']);
   });
 });

@@ -20,11 +20,11 @@ export interface Connections {
 }
 
 /**
- * How a send handed to this replica's lane ended: `done` (sent, or failed for good), `waiting` (its instance is not
- * connected here, or older sends of it wait: it stays queued in the send ledger for a later turn) or `retry` (a
- * transient failure: it stays queued, and the next sweep hands it out again).
+ * How a send handed to this replica's lane ended: `sent` (handed to the platform: its receipt follows), `done` (failed
+ * for good, recorded), `waiting` (its instance is not connected here, or older sends of it wait: it stays queued in the
+ * send ledger for a later turn) or `retry` (a transient failure: it stays queued, and the next sweep hands it out again).
  */
-type DispatchOutcome = 'done' | 'waiting' | 'retry';
+type DispatchOutcome = 'sent' | 'done' | 'waiting' | 'retry';
 
 export interface DispatchOptions {
   /** Least time between two sends of one instance (0 = no pacing). */
@@ -38,9 +38,16 @@ export interface DispatchOptions {
   ttlMs: number;
   /** How often queued sends are swept (and a send that failed transiently is handed out again). */
   retryMs: number;
+  /**
+   * A send handed to the platform whose `MessageSent` (or `MessageFailed`) is not recorded this long after is handed
+   * out again, same message id (default 60 s; an ack normally takes well under a second): see LocalSends.prune.
+   */
+  confirmWithinMs?: number;
   /** "typing…" before each text, inside the pacing gap; absent: none. */
   typing?: TypingOptions;
 }
+
+const DEFAULT_CONFIRM_WITHIN_MS = 60_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,9 +63,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export class Dispatcher {
   private readonly lanes = new Lanes(256);
   private readonly lastSend = new Map<string, number>();
-  private readonly local = new LocalSends();
-  /** Sends whose latest tries all failed (`retry`), by stream: since when. */
-  private readonly failingSince = new Map<string, number>();
+  private readonly local: LocalSends;
+  /** A gap between two failed tries longer than this starts a send's retry window again (see retryOrGiveUp). */
+  private readonly quietMs: number;
+  /** Sends whose latest tries all failed (`retry`), by stream: since when, and when the latest was. */
+  private readonly failing = new Map<string, { since: number; last: number }>();
   private readonly sweeper: QueueSweeper;
 
   constructor(
@@ -70,6 +79,10 @@ export class Dispatcher {
     private readonly logger: Logger,
     private readonly options: DispatchOptions,
   ) {
+    this.local = new LocalSends(options.confirmWithinMs ?? DEFAULT_CONFIRM_WITHIN_MS);
+    // A failing send is tried again on every sweep: a try that begins longer than a few sweeps after the last one
+    // ended did not follow it (nothing was tried meanwhile).
+    this.quietMs = 5 * options.retryMs;
     this.sweeper = new QueueSweeper({
       events,
       queue,
@@ -80,6 +93,9 @@ export class Dispatcher {
       send: (instanceId, accepted, sequence) => this.enqueue(instanceId, accepted, sequence),
       inLane: (instanceId) => this.lanes.size(instanceId),
       fail: (instanceId, accepted, reason) => this.fail(instanceId, accepted, reason),
+      forget: (stillQueued) => {
+        for (const stream of this.failing.keys()) if (!stillQueued(stream)) this.failing.delete(stream);
+      },
       logger,
       ttlMs: options.ttlMs,
       everyMs: options.retryMs,
@@ -112,23 +128,34 @@ export class Dispatcher {
     const stream = messageStream(instanceId, accepted.data.message_id);
     if (!this.local.take(stream)) return;
     this.lanes.push(instanceId, async () => {
-      let outcome = await this.dispatch(instanceId, accepted, sequence);
-      if (outcome === 'retry') outcome = await this.retryOrGiveUp(instanceId, accepted, stream);
-      else this.failingSince.delete(stream);
-      this.local.release(stream, outcome === 'done');
-      if (outcome === 'done') this.sweeper.refill(instanceId);
+      const startedAt = Date.now();
+      // Why this try failed when it knows better than `send_failed` (a media fetch's reason).
+      const tried: { reason?: string } = {};
+      let outcome = await this.dispatch(instanceId, accepted, sequence, tried);
+      if (outcome === 'retry') outcome = await this.retryOrGiveUp(instanceId, accepted, stream, startedAt, tried.reason ?? 'send_failed');
+      if (outcome !== 'retry') this.failing.delete(stream);
+      // Only a send handed to the platform waits for a receipt that may never come (LocalSends.prune); a failure is
+      // recorded already.
+      this.local.release(stream, outcome === 'sent' || outcome === 'done', outcome === 'sent');
+      if (outcome === 'sent' || outcome === 'done') this.sweeper.refill(instanceId);
     });
   }
 
-  /** A try failed: the next sweep tries again, unless the tries have failed for `retryForMs` (then `send_failed`). */
-  private async retryOrGiveUp(instanceId: string, accepted: MessageAccepted, stream: string): Promise<DispatchOutcome> {
-    const since = this.failingSince.get(stream) ?? Date.now();
-    if (Date.now() - since < this.options.retryForMs) {
-      this.failingSince.set(stream, since);
+  /**
+   * A try failed: the next sweep tries again, unless the tries have failed for `retryForMs` (then the send fails with
+   * the latest try's `reason`: `send_failed`, or its own, e.g. `media_timeout: ...`).
+   */
+  private async retryOrGiveUp(instanceId: string, accepted: MessageAccepted, stream: string, startedAt: number, reason: string): Promise<DispatchOutcome> {
+    const now = Date.now();
+    const earlier = this.failing.get(stream);
+    // Tries in a row: after a pause (the instance was offline, nothing was tried) the window starts again, or a single
+    // failure after a reconnect would fail a send whose window ran out while it could not be tried.
+    const since = earlier && startedAt - earlier.last <= this.quietMs ? earlier.since : startedAt;
+    if (now - since < this.options.retryForMs) {
+      this.failing.set(stream, { since, last: now });
       return 'retry';
     }
-    this.failingSince.delete(stream);
-    return this.fail(instanceId, accepted, 'send_failed').catch(() => 'retry' as const);
+    return this.fail(instanceId, accepted, reason).catch(() => 'retry' as const);
   }
 
   private failureOf(instanceId: string, accepted: MessageAccepted, sequence: number): string | null {
@@ -147,7 +174,7 @@ export class Dispatcher {
     return false;
   }
 
-  private async dispatch(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+  private async dispatch(instanceId: string, accepted: MessageAccepted, sequence: number, tried: { reason?: string }): Promise<DispatchOutcome> {
     const { message_id: messageId, to } = accepted.data;
     try {
       const reason = this.failureOf(instanceId, accepted, sequence);
@@ -164,18 +191,27 @@ export class Dispatcher {
         try {
           media = await this.media.fetch(accepted.data.media_url, accepted.data.filename, accepted.data.text);
         } catch (error) {
-          if (error instanceof MediaError) return await this.fail(instanceId, accepted, error.message);
-          throw error;
+          if (!(error instanceof MediaError)) throw error;
+          // A host that blipped is tried again on the next sweeps (the instance's later sends wait, in order) until
+          // retryForMs, then the send fails with this reason; any other media failure fails it now.
+          if (!error.transient) return await this.fail(instanceId, accepted, error.message);
+          tried.reason = error.message;
+          return 'retry';
         }
       }
       const outbound = await outboundOf(this.events, instanceId, accepted, media);
       if (typingMs > 0) await this.type(connection, to, typingMs);
       // A refusal (463) may have come during the pacing gap, the typing or the media fetch: the account's sends wait.
       if (this.sessions.sendsPaused(instanceId)) return 'waiting';
+      // So may an erasure (a send waits its turn for seconds): its opened content must not go out after it.
+      const late = this.failureOf(instanceId, accepted, sequence);
+      if (late) return await this.fail(instanceId, accepted, late);
+      // Or its receipt, late, for a send handed out again for want of one: it went out, it is not sent twice.
+      if (!this.queue.isQueued(instanceId, messageStream(instanceId, messageId))) return 'done';
       this.sessions.sending(instanceId, messageId, to);
       await connection.send(outbound);
       this.lastSend.set(instanceId, Date.now());
-      return 'done';
+      return 'sent';
     } catch (error) {
       this.logger.warn({ err: error, instanceId, messageId }, 'dispatch failed; will retry');
       return 'retry';

@@ -17,6 +17,8 @@ export interface SweeperParts {
   inLane: (instanceId: string) => number;
   /** Records that a send failed, with the reason. */
   fail: (instanceId: string, accepted: MessageAccepted, reason: string) => Promise<unknown>;
+  /** Forgets what is kept about sends that are no longer queued (after each sweep). */
+  forget: (stillQueued: (stream: string) => boolean) => void;
   logger: Logger;
   ttlMs: number;
   everyMs: number;
@@ -81,7 +83,15 @@ export class QueueSweeper {
       if (this.parts.sendsHere(instanceId)) budget -= await this.drain(instanceId, budget);
       else if (this.decidesFor(instanceId)) budget -= await this.expire(instanceId, budget);
     }
-    local.prune((stream) => queue.isQueued(instanceIdOf(stream), stream));
+    const stillQueued = (stream: string): boolean => queue.isQueued(instanceIdOf(stream), stream);
+    const { again, leftAlone } = local.prune(stillQueued);
+    for (const stream of again) {
+      this.parts.logger.warn({ stream }, 'a send handed to the platform got no receipt in time (its connection may have dropped); sending it again');
+    }
+    for (const stream of leftAlone) {
+      this.parts.logger.error({ stream }, 'a send handed to the platform again and again never got a receipt recorded; left queued until a restart');
+    }
+    this.parts.forget(stillQueued);
   }
 
   /** A send of the instance went out here: the next queued ones, if any, take its place in the lane. */

@@ -9,6 +9,8 @@ export interface InstanceFacts {
   blockedReason: string | null;
   /** Sequence of the last reset: sends accepted before it are dropped. */
   resetSequence: number;
+  /** When the instance's content was last erased (ms since the epoch), or null: sends accepted until then cannot go out. */
+  dataErasedAt: number | null;
 }
 
 /** Every instance's link facts, as the instance aggregate's state has them. */
@@ -33,6 +35,7 @@ export class InstanceRegistry extends InstanceStates {
       linkedNumber: state.linkedNumber,
       blockedReason: isInstanceBlocked(state) ? state.lastDisconnectReason : null,
       resetSequence: this.resetSequenceOf(instanceId),
+      dataErasedAt: state.dataErasedAt ? Date.parse(state.dataErasedAt) : null,
     };
   }
 

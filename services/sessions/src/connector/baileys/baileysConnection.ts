@@ -104,6 +104,7 @@ export class BaileysConnection implements Connection {
     const content = richContentOf(message) ?? outboundContent(message);
     const waId = waMessageIdFor(message.messageId);
     caches.sentIds.set(waId, message.messageId);
+    this.receipts.resending(waId);
     // A group is not a number: WhatsApp answers a send to a group the account is not in with item-not-found.
     const [recipient] = isGroupJid(jid) ? [{ exists: true }] : await caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]);
     if (!recipient?.exists) {

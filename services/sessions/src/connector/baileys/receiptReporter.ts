@@ -55,6 +55,14 @@ export class ReceiptReporter {
   }
 
   /**
+   * The message is handed to WhatsApp again (its first `sent` never came, or never got recorded): the server's ack of
+   * this hand-over is reported, not dropped as a repeat, or the send would stay queued and be handed out again.
+   */
+  resending(waId: string): void {
+    this.reported.del(`${waId}:sent`);
+  }
+
+  /**
    * Reports a receipt. For a message this connection sent, the receipts it implies come first: Baileys folds the
    * status updates it buffers into the latest (read without delivered). Messages of an earlier connection had theirs
    * reported then, so they are not filled in again.

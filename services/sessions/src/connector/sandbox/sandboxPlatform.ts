@@ -269,9 +269,13 @@ export class SandboxPlatform implements Connector {
     // A repeat the platform took before is not sent again. Its receipts still come unless this process already
     // acknowledged it: the first attempt may have been taken while its caller saw a failure (a dropped NATS
     // connection), or taken by a replica that crashed before its receipts; they carry the same ids, and the event
-    // store keeps each once.
+    // store keeps each once. One it acknowledged is acknowledged again (`sent`), as WhatsApp's server acks every
+    // message it is handed: a send whose first `sent` was lost is handed out again, and must hear one.
     const fresh = await this.ledger.takeMessageId(id, message.messageId);
-    if (!fresh && this.records.has(id, message.messageId)) return;
+    if (!fresh && this.records.has(id, message.messageId)) {
+      this.receipts.add(conn, [{ messageId: message.messageId, status: 'sent', dueAt: performance.now() + this.options.sentDelayMs }]);
+      return;
+    }
     this.records.add(id, message, this.now().toISOString());
     // A group the account is not in fails as a number without an account does.
     const unreachable = group ? !isSandboxGroupOf(conn.number ?? '', message.to) : undefined;
