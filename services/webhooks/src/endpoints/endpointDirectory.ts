@@ -1,4 +1,5 @@
 import { assertInstanceId, InstanceStates, notFound } from '@wagw/lib';
+import { erasedByTime, type ErasureView } from './contentErasure';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
 export interface Endpoint {
@@ -12,7 +13,7 @@ export interface Endpoint {
 }
 
 /** Every instance's webhook settings, as the instance aggregate's state has them. */
-export class EndpointDirectory extends InstanceStates {
+export class EndpointDirectory extends InstanceStates implements ErasureView {
   get(instanceId: string): Endpoint | undefined {
     const state = this.stateOf(instanceId);
     return state
@@ -24,6 +25,15 @@ export class EndpointDirectory extends InstanceStates {
           dataErasedAt: state.dataErasedAt ?? null,
         }
       : undefined;
+  }
+
+  /**
+   * Whether a payload of `type` of an event at `eventTime` held content the instance's latest erasure destroyed: one
+   * map lookup, as the directory folds the instance's stream (InstanceDataErased is recorded before
+   * erase_instance_data answers, and reaches the directory as every webhook setting does).
+   */
+  contentErased(instanceId: string, type: string, eventTime: string): boolean {
+    return erasedByTime(this.stateOf(instanceId)?.dataErasedAt ?? null, type, eventTime);
   }
 
   /**

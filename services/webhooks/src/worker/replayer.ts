@@ -38,15 +38,19 @@ type Running = Extract<ReplayState, { exists: true }>;
 export class Replayer {
   private subscription: Subscription | null = null;
   private running: Promise<void> = Promise.resolve();
+  /** The first-attempt path, with the endpoint directory as what it knows of erasures (the settings the replay reads). */
+  private readonly attempts: FirstAttemptDeps;
 
   constructor(
     private readonly events: EventStore,
     private readonly deliveries: EventStore,
     private readonly endpoints: EndpointDirectory,
-    private readonly attempts: FirstAttemptDeps,
+    attempts: Omit<FirstAttemptDeps, 'erasure'>,
     private readonly logger: Logger,
     private readonly options: ReplayerOptions,
-  ) {}
+  ) {
+    this.attempts = { ...attempts, erasure: endpoints };
+  }
 
   async start(): Promise<void> {
     this.subscription = await this.deliveries.subscribe(ALL_REPLAYS_PATTERN, {
