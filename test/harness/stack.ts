@@ -43,6 +43,8 @@ export const testWebhooksConfig = (natsUrl: string, overrides: Partial<WebhooksC
   allowPrivateNetworks: true,
   retrySchedule: '0,100ms,200ms,300ms',
   timeoutMs: 2_000,
+  // Beyond the time-out: a lane always waits for its attempt (the hand-off to the deliverer has its own tests).
+  slowAfterMs: 5_000,
   concurrency: 64,
   circuitThreshold: 5,
   circuitCoolDownMs: 1_000,

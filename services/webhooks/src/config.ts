@@ -9,6 +9,8 @@ export interface WebhooksConfig extends NatsSettings {
   /** Comma-separated delays before each attempt (`0,5s,30s,...`); empty = the default schedule. */
   retrySchedule: string | undefined;
   timeoutMs: number;
+  /** How long a first attempt holds its instance's lane before it and the instance's next events go to the deliverer. */
+  slowAfterMs: number;
   concurrency: number;
   circuitThreshold: number;
   circuitCoolDownMs: number;
@@ -34,6 +36,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): WebhooksConfig
     allowPrivateNetworks: envBool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     retrySchedule: envOptional(env, 'WEBHOOK_RETRY_SCHEDULE'),
     timeoutMs: envInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    slowAfterMs: envInt(env, 'WEBHOOK_SLOW_AFTER_MS', 5_000),
     concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 256),
     circuitThreshold: envInt(env, 'WEBHOOK_CIRCUIT_THRESHOLD', 5),
     circuitCoolDownMs: envInt(env, 'WEBHOOK_CIRCUIT_COOLDOWN_MS', 30_000),

@@ -64,7 +64,11 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
     const now = (): Date => new Date();
     const attempter = new Attempter(secrets, client, breaker, { schedule, random: Math.random }, config.workerId, now);
     const ackWaitMs = Math.max(config.ackWaitMs, config.timeoutMs + 5_000);
-    const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, { concurrency: config.concurrency });
+    const router = new Router(events, deliveries, endpoints, attempter, breaker, logger, {
+      concurrency: config.concurrency,
+      attemptTimeoutMs: config.timeoutMs,
+      slowAfterMs: config.slowAfterMs,
+    });
     const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
     const sender = new WorkSender(nats.nc, ackWaitMs);
     nats.onDisconnect(() => sender.abandonAll());

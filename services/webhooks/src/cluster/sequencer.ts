@@ -8,10 +8,11 @@ import type { WorkOutcome, WorkSender } from './workChannel';
 const SEQUENCER_LEASE = 'sequencer';
 
 /**
- * Events handed out and not yet delivered, over all instances (`maxAckPending`). One instance's lane holds up to
- * 1,000 (`router.ts`) while its endpoint is slow: with a bound of 1,000, one slow endpoint stopped every instance's
- * first attempts. With 20,000, twenty such instances at once would; each held event costs this replica about its
- * JSON.
+ * Events handed out and not yet answered, over all instances (`maxAckPending`). A lane waits for an attempt a few
+ * seconds at most (`WEBHOOK_SLOW_AFTER_MS`, or at once when 1,000 events pile up behind it): then the router hands it
+ * and the instance's next events to the deliverer, recorded and acked. Before, a lane held up to 1,000 events for a
+ * 15 s time-out each, so twenty instances whose endpoints hang stopped every instance's first attempts (for 75 s,
+ * until their circuits opened). Each held event costs this replica about its JSON.
  */
 const MAX_EVENTS_IN_FLIGHT = 20_000;
 
@@ -29,6 +30,8 @@ export interface SequencerOptions {
   claimEveryMs: number;
   /** How long a clean shutdown waits for the work it handed to other replicas. */
   drainTimeoutMs: number;
+  /** Events handed out and not yet answered, over all instances (default `MAX_EVENTS_IN_FLIGHT`; tests scale it down). */
+  maxInFlight?: number;
 }
 
 /** One hand-out of a delivery to a replica; a delivery handed out again after its replica was lost is a new one. */
@@ -147,7 +150,7 @@ export class Sequencer {
         durableName: DURABLES.webhooksRouter,
         ackWaitMs: this.options.ackWaitMs,
         batch: this.options.batch,
-        maxAckPending: MAX_EVENTS_IN_FLIGHT,
+        maxAckPending: this.options.maxInFlight ?? MAX_EVENTS_IN_FLIGHT,
         types: WEBHOOK_DOMAIN_TYPES,
       });
       // The lease may have been lost, or a shutdown begun, while subscribing.

@@ -13,12 +13,14 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'gone';
 
 /**
  * `replay_of`: a replay's delivery (GET /v1/replay_webhooks) carries the original event's webhook-id, sent as its own.
+ * `not_before`: a delivery the router handed to the deliverer while the instance's endpoint was slow (`worker/router.ts`)
+ * gets its first attempt from the deliverer no earlier than this (when the router's attempt ahead of it has surely ended).
  * `body` of a type with content (`message.received`) is sealed in the store (`lib/src/events/sealedFields.ts`): it reads
  * null, with `erased: true`, once the instance was erased.
  */
 export type DeliveryScheduled = Event<
   'DeliveryScheduled',
-  { delivery_id: string; instance_id: string; event_type: string; body: string | null; replay_of?: string; erased?: boolean }
+  { delivery_id: string; instance_id: string; event_type: string; body: string | null; replay_of?: string; not_before?: string; erased?: boolean }
 >;
 export type DeliveryAttempted = Event<
   'DeliveryAttempted',

@@ -27,6 +27,8 @@ export interface Delivery {
   createdAt: string;
   /** A replay's delivery: the original event's webhook-id (its header on every attempt); null for the original. */
   replayOf: string | null;
+  /** No first attempt before this (ISO time): set when the router handed the delivery over while its endpoint was slow. */
+  notBefore: string | null;
   status: DeliveryStatus;
   reason: string | null;
   attempts: Attempt[];
@@ -50,6 +52,7 @@ export const evolveDelivery = (state: DeliveryState, event: DeliveryEvent): Deli
       body: event.data.body,
       createdAt: event.occurredAt,
       replayOf: event.data.replay_of ?? null,
+      notBefore: event.data.not_before ?? null,
       status: 'pending',
       reason: null,
       attempts: [],
@@ -83,8 +86,12 @@ const ignoreUnknown = (_event: never, state: DeliveryState): DeliveryState => st
 
 export const upcastDelivery = (event: RecordedEvent): DeliveryEvent => asCurrentEvent<DeliveryEvent>(event);
 
-/** When the next attempt may go out (epoch ms): after the last attempt's retry delay; 0 when nothing holds it back. */
+/**
+ * When the next attempt may go out (epoch ms): the first not before `notBefore`, a later one after the last attempt's
+ * retry delay; 0 when nothing holds it back.
+ */
 export const nextAttemptDue = (delivery: Delivery): number => {
+  if (delivery.attempts.length === 0) return delivery.notBefore ? Date.parse(delivery.notBefore) : 0;
   const last = delivery.attempts.at(-1);
   if (!last || last.nextAttemptInMs === null || delivery.attemptsInRound === 0) return 0;
   return Date.parse(last.at) + last.nextAttemptInMs;

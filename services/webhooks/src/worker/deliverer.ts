@@ -13,6 +13,7 @@ import {
 import { decideDrop } from '../delivery/decisions';
 import { ALL_DELIVERY_JOBS_PATTERN, deliveryDue, deliveryOfJob, dueStream, type DeliveryDue, type DeliveryEvent } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type Delivery, type DeliveryState } from '../delivery/state';
+import { erasedDelivery } from '../endpoints/contentErasure';
 import { disableWebhook } from '../endpoints/disableWebhook';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import type { Attempter } from './attempter';
@@ -120,7 +121,10 @@ export class Deliverer {
   }
 
   private async load(job: StoreDelivery, stream: string): Promise<{ state: DeliveryState; version: number }> {
-    if (job.commit.stream === stream && job.deliveryCount === 1 && job.commit.events[0]?.type === 'DeliveryScheduled' && !this.cache.get(stream)) {
+    const first = job.commit.events[0];
+    // A record handed over by a lane (`not_before`) gets its running attempt's outcome appended later: read it.
+    const handedOver = first?.type === 'DeliveryScheduled' && Boolean((first.data as { not_before?: string }).not_before);
+    if (job.commit.stream === stream && job.deliveryCount === 1 && first?.type === 'DeliveryScheduled' && !handedOver && !this.cache.get(stream)) {
       // A fresh job needs no read: its commit is the whole stream so far.
       const state = job.commit.events.map(upcastDelivery).reduce(evolveDelivery, initialDeliveryState());
       return { state, version: job.commit.sequence };
@@ -145,7 +149,10 @@ export class Deliverer {
       // A drop is for good: only the end of the instance's stream may say its webhook is off.
       const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
       if (endpoint === null) return job.nak(1_000);
-      if (!endpoint?.enabled || !endpoint.url || state.body === null) {
+      // Erased by time, not only when the payload no longer opens: this copy may have been opened before the erasure
+      // (a fresh job, the cache), or recorded after it under the instance's new key (contentErasure).
+      const body = state.body === null || erasedDelivery(endpoint?.dataErasedAt ?? null, state) ? null : state.body;
+      if (!endpoint?.enabled || !endpoint.url || body === null) {
         // The webhook is off, or the payload was erased (its instance's data key destroyed): nothing to send.
         const reason = !endpoint?.enabled || !endpoint.url ? 'webhook disabled' : 'content_erased';
         await this.append(stream, state, version, decideDrop(reason, now.toISOString()), `drop-${state.deliveryId}-${state.round}`);
@@ -157,7 +164,7 @@ export class Deliverer {
         return await this.later(job, stream, state, version, deferralMs(open, deferrals, this.options.random), deferrals);
       }
       const attempt = state.attempts.length + 1;
-      const { events, next, at } = await this.attempter.attempt(instanceId, { ...state, body: state.body }, endpoint.url);
+      const { events, next, at } = await this.attempter.attempt(instanceId, { ...state, body }, endpoint.url);
       const { state: after, version: afterVersion } = await this.append(stream, state, version, events, `attempt-${state.deliveryId}-${attempt}`);
       switch (next.kind) {
         case 'done':
@@ -198,7 +205,10 @@ export class Deliverer {
     commandId: string,
   ): Promise<{ state: DeliveryState; version: number }> {
     const result = await this.deliveries.append(stream, events, { expectedVersion: version, commandId });
-    const after = events.reduce(evolveDelivery, state);
+    const folded = events.reduce(evolveDelivery, state);
+    // An attempt that ran while the instance was erased does not put its opened payload back into the cache.
+    const erased = folded.exists && erasedDelivery(this.endpoints.get(folded.instanceId)?.dataErasedAt ?? null, folded);
+    const after = erased ? { ...folded, body: null } : folded;
     this.cache.set(stream, { state: after, version: result.version });
     return { state: after, version: result.version };
   }

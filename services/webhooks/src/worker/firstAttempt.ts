@@ -1,16 +1,20 @@
-import { isVersionConflict, type EventStore, type NewEvent } from '@wagw/lib';
-import { deliveredStream, deliveryEvent, deliveryStream } from '../delivery/events';
+import { erasedPayloadData, isVersionConflict, type EventStore, type NewEvent } from '@wagw/lib';
+import { decideDrop } from '../delivery/decisions';
+import { deliveredStream, deliveryEvent, deliveryStream, type DeliveryScheduled } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
 import type { WebhookEvent } from '../routing/webhookEvent';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
 import { disableWebhook } from '../endpoints/disableWebhook';
+import { holdsErasedContent, type ErasureView } from '../endpoints/contentErasure';
 
 export interface FirstAttemptDeps {
   events: EventStore;
   deliveries: EventStore;
   attempter: Attempter;
   breaker: CircuitBreaker;
+  /** The instance's latest erasure: payloads of events before it are not sent with their content (contentErasure). */
+  erasure: ErasureView;
 }
 
 /** Which delivery an attempt is for: a live event's own (`deliveryId` = its webhook-id), or a replay's (`replayOf`). */
@@ -22,39 +26,166 @@ export interface DeliveryTarget {
 }
 
 /**
- * The first attempt of a delivery (live events and replays alike). A success is recorded on
- * `<instance>.delivered.<id>`; anything else becomes a job on `<instance>.delivery.<id>` for the deliverer (retries,
- * dead letters). Records are idempotent (command id and expected version 0), so work done again records nothing
- * twice (it may be POSTed twice: at least once).
+ * When the caller stops waiting for a first attempt (the router's lane: the endpoint is slow, or events pile up behind
+ * it): `due` resolves then. The delivery is then recorded as pending for the deliverer, not before `until` (when the
+ * attempt has surely ended: its start, the time-out and a margin), and the attempt's outcome is added when it ends.
  */
-export const firstAttempt = async (deps: FirstAttemptDeps, instanceId: string, webhook: WebhookEvent, url: string, target: DeliveryTarget): Promise<void> => {
-  const { deliveryId } = target;
-  const body = JSON.stringify(webhook);
-  const scheduled = deliveryEvent('DeliveryScheduled', webhook.timestamp, {
-    delivery_id: deliveryId,
-    instance_id: instanceId,
-    event_type: webhook.type,
-    body,
-    ...(target.replayOf ? { replay_of: target.replayOf } : {}),
-  });
-  const record = async (stream: string, events: NewEvent[]): Promise<void> => {
-    await deps.deliveries.append(stream, events, { expectedVersion: 0, commandId: `record-${deliveryId}` }).catch((error: unknown) => {
-      if (!isVersionConflict(error)) throw error;
-    });
-  };
-  // After a crash, the event may already have been handled: then there is a record of it.
-  if (target.redelivered && (await recorded(deps.deliveries, instanceId, deliveryId))) return;
-  if (deps.breaker.waitMs(instanceId) > 0) return record(deliveryStream(instanceId, deliveryId), [scheduled]);
-  const delivery = { ...(evolveDelivery(initialDeliveryState(), scheduled) as Delivery), body };
-  const { events, next, delivered, at } = await deps.attempter.attempt(instanceId, delivery, url);
-  if (delivered) return record(deliveredStream(instanceId, deliveryId), [scheduled, ...events]);
-  await record(deliveryStream(instanceId, deliveryId), [scheduled, ...events]);
-  if (next.kind === 'disable_webhook') {
-    await disableWebhook(deps.events, instanceId, url, next.reason, at, `gone-${deliveryId}-1`);
+export interface Handoff {
+  due: Promise<void>;
+  until: Date;
+}
+
+/** Tries of a record that failed (NATS unavailable for a moment), waiting 250 ms, then twice as long each time. */
+const RECORD_TRIES = 5;
+
+/**
+ * Records `events` on `stream` (a new delivery: expected version 0, unless given); its version after them, or null when
+ * it was recorded already (or the record moved on: the deliverer reads it whole). Tried again here, in the lane, a few times: handing the event back instead let the instance's
+ * next events go out first, and made the POST again.
+ */
+export const recordDelivery = async (
+  deliveries: EventStore,
+  stream: string,
+  events: NewEvent[],
+  commandId: string,
+  expectedVersion = 0,
+): Promise<number | null> => {
+  for (let tries = 1; ; tries++) {
+    try {
+      return (await deliveries.append(stream, events, { expectedVersion, commandId })).version;
+    } catch (error) {
+      if (isVersionConflict(error)) return null;
+      if (tries >= RECORD_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** (tries - 1)));
+    }
   }
 };
 
-const recorded = async (deliveries: EventStore, instanceId: string, id: string): Promise<boolean> => {
+/**
+ * The record that opens a delivery; `notBefore`: the deliverer makes its first attempt no earlier. `erased`: without
+ * its payload (null, `erased: true`), as a record of content erased since must be: written now, it would be sealed
+ * under the instance's new key and read in the clear again.
+ */
+export const scheduledEvent = (
+  instanceId: string,
+  webhook: WebhookEvent,
+  target: DeliveryTarget,
+  { notBefore, erased = false }: { notBefore?: Date; erased?: boolean } = {},
+): DeliveryScheduled =>
+  deliveryEvent('DeliveryScheduled', webhook.timestamp, {
+    delivery_id: target.deliveryId,
+    instance_id: instanceId,
+    event_type: webhook.type,
+    body: erased ? null : JSON.stringify(webhook),
+    ...(erased ? { erased: true } : {}),
+    ...(target.replayOf ? { replay_of: target.replayOf } : {}),
+    ...(notBefore ? { not_before: notBefore.toISOString() } : {}),
+  });
+
+/** A live webhook whose content was erased before its first attempt: recorded dropped (`content_erased`), never sent. */
+export const recordErasedDrop = async (deliveries: EventStore, instanceId: string, webhook: WebhookEvent, target: DeliveryTarget): Promise<void> => {
+  // Handled before a crash (delivered, or a job for the deliverer, which drops it): one record per delivery.
+  if (target.redelivered && (await recorded(deliveries, instanceId, target.deliveryId))) return;
+  const events = [scheduledEvent(instanceId, webhook, target, { erased: true }), ...decideDrop('content_erased', new Date().toISOString())];
+  await recordDelivery(deliveries, deliveryStream(instanceId, target.deliveryId), events, `record-${target.deliveryId}`);
+};
+
+/** How a first attempt ended for its caller: done (its outcome recorded), or handed off (`late`: its outcome's record). */
+export type FirstAttemptResult = { kind: 'done' } | { kind: 'handed_off'; stream: string; version: number | null; late: Promise<void> };
+
+/**
+ * The first attempt of a delivery (live events and replays alike). A success is recorded on
+ * `<instance>.delivered.<id>`; anything else becomes a job on `<instance>.delivery.<id>` for the deliverer (retries,
+ * dead letters). Records are idempotent (command id and expected version 0), so work done again records nothing
+ * twice (it may be POSTed twice: at least once). With a `handoff`, an attempt still running when it is due is
+ * handed to the deliverer (see Handoff).
+ */
+export const firstAttempt = async (
+  deps: FirstAttemptDeps,
+  instanceId: string,
+  webhook: WebhookEvent,
+  url: string,
+  target: DeliveryTarget,
+  handoff?: Handoff,
+): Promise<FirstAttemptResult> => {
+  const { deliveryId } = target;
+  const done = { kind: 'done' } as const;
+  const commandId = `record-${deliveryId}`;
+  // After a crash, the event may already have been handled: then there is a record of it.
+  if (target.redelivered && (await recorded(deps.deliveries, instanceId, deliveryId))) return done;
+  // Erased since the event (whatever was opened before): a live one is not sent; a replay sends the event as erased
+  // history reads it (README, Erasure: replays keep every event, its content null).
+  const erased = deps.erasure.contentErased(instanceId, webhook.type, webhook.timestamp);
+  if (erased && !target.replayOf) {
+    await recordErasedDrop(deps.deliveries, instanceId, webhook, target);
+    return done;
+  }
+  const payload = erased ? { ...webhook, data: erasedPayloadData(webhook.type, webhook.data) } : webhook;
+  /** The opening record as of now: without its payload once an erasure came meanwhile (an attempt takes seconds). */
+  const opening = (notBefore?: Date): DeliveryScheduled =>
+    scheduledEvent(instanceId, payload, target, { notBefore, erased: holdsErasedContent(deps.erasure, instanceId, payload) });
+  if (deps.breaker.waitMs(instanceId) > 0) {
+    await recordDelivery(deps.deliveries, deliveryStream(instanceId, deliveryId), [opening()], commandId);
+    return done;
+  }
+  const delivery = { ...(evolveDelivery(initialDeliveryState(), opening()) as Delivery), body: JSON.stringify(payload) };
+  const attempt = deps.attempter.attempt(instanceId, delivery, url);
+  /** A success on the delivered stream, anything else as a job for the deliverer; both opened by `opening()`. */
+  const recordOutcome = async (outcome: Outcome): Promise<void> => {
+    const stream = outcome.delivered ? deliveredStream(instanceId, deliveryId) : deliveryStream(instanceId, deliveryId);
+    await recordDelivery(deps.deliveries, stream, [opening(), ...outcome.events], commandId);
+    await disableWhenGone(deps, instanceId, url, deliveryId, outcome);
+  };
+  const outcome = handoff ? await Promise.race([attempt, handoff.due.then(() => null)]) : await attempt;
+  if (outcome) {
+    await recordOutcome(outcome);
+    return done;
+  }
+  // Slow: the delivery waits for the deliverer from `until` on, and the lane moves on now.
+  const stream = deliveryStream(instanceId, deliveryId);
+  let version: number | null;
+  try {
+    version = await recordDelivery(deps.deliveries, stream, [opening(handoff!.until)], commandId);
+  } catch {
+    // Not recorded (NATS unavailable): the lane waits for the attempt after all, and records it as without a handoff.
+    await recordOutcome(await attempt);
+    return done;
+  }
+  // Recorded before (the event came again): whoever recorded it has its outcome; nothing more to add.
+  const late = version === null ? attempt.then(() => undefined) : recordLate(deps, instanceId, url, deliveryId, { stream, version }, attempt);
+  return { kind: 'handed_off', stream, version, late };
+};
+
+type Outcome = Awaited<ReturnType<Attempter['attempt']>>;
+
+/** Adds a handed-off attempt's outcome to its pending record, success or not: the deliverer reads it there at `until`. */
+const recordLate = async (
+  deps: FirstAttemptDeps,
+  instanceId: string,
+  url: string,
+  deliveryId: string,
+  record: { stream: string; version: number },
+  attempt: Promise<Outcome>,
+): Promise<void> => {
+  const outcome = await attempt;
+  // Tried a few times as the opening record is: a late outcome lost makes the deliverer POST again.
+  await recordDelivery(deps.deliveries, record.stream, outcome.events, `late-${deliveryId}`, record.version);
+  await disableWhenGone(deps, instanceId, url, deliveryId, outcome);
+};
+
+/** A 410 switches the instance's webhook off (a decision of the instance). */
+const disableWhenGone = async (
+  deps: FirstAttemptDeps,
+  instanceId: string,
+  url: string,
+  deliveryId: string,
+  { delivered, next, at }: Outcome,
+): Promise<void> => {
+  if (!delivered && next.kind === 'disable_webhook') await disableWebhook(deps.events, instanceId, url, next.reason, at, `gone-${deliveryId}-1`);
+};
+
+/** Whether the delivery has a record already (of either kind). */
+export const recorded = async (deliveries: EventStore, instanceId: string, id: string): Promise<boolean> => {
   const [job, done] = await Promise.all([deliveries.version(deliveryStream(instanceId, id)), deliveries.version(deliveredStream(instanceId, id))]);
   return job > 0 || done > 0;
 };

@@ -49,7 +49,7 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     secrets = new InMemoryWebhookSecretStore();
     const breaker = new CircuitBreaker(5, 30_000);
     const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 30_000], random: () => 0.5 }, 'w1', () => new Date());
-    router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 16 });
+    router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 16, attemptTimeoutMs: 2_000 });
     path = `/hook-${++n}`;
   });
   afterEach(() => endpoints.stop());
@@ -184,7 +184,7 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     const lagging = new EndpointDirectory(store, testLogger());
     const breaker = new CircuitBreaker(5, 30_000);
     const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000], random: () => 0.5 }, 'w1', () => new Date());
-    const late = new Router(store, store, lagging, attempter, breaker, testLogger(), { concurrency: 16, confirmWithinMs: 200 });
+    const late = new Router(store, store, lagging, attempter, breaker, testLogger(), { concurrency: 16, confirmWithinMs: 200, attemptTimeoutMs: 2_000 });
     const answers: string[] = [];
     for (const commit of [one, two]) {
       late.handle(ID, {
