@@ -30,14 +30,17 @@ const accepted = messageEvent<MessageAccepted>('MessageAccepted', NOW, {
 
 describe('InstancesService.eraseData (application, in-memory store)', () => {
   let inner: InMemoryEventStore;
+  let store: SealedEventStore;
   let keys: ContentKeys;
+  let clock: string;
   let directory: InstanceDirectory;
   let service: InstancesService;
 
   beforeEach(async () => {
     inner = new InMemoryEventStore();
     keys = new ContentKeys(new InMemoryKeyBucket());
-    const store = new SealedEventStore(inner, keys);
+    store = new SealedEventStore(inner, keys);
+    clock = NOW;
     directory = new InstanceDirectory(store, testLogger());
     directory.start();
     service = new InstancesService({
@@ -46,7 +49,7 @@ describe('InstancesService.eraseData (application, in-memory store)', () => {
       directory,
       keys,
       checkWebhookUrl: async () => undefined,
-      now: () => new Date(NOW),
+      now: () => new Date(clock),
     });
     await store.append(instanceStream(ID), [instanceEvent('InstanceCreated', NOW, { instance_id: ID, account: 'acme' })], {
       expectedVersion: 0,
@@ -60,6 +63,13 @@ describe('InstancesService.eraseData (application, in-memory store)', () => {
     await directory.stop();
   });
 
+  const LATER = '2026-11-24T02:00:00.000Z';
+  const receive = (n: number) =>
+    store.append(messageStream(ID, `m${n}`), [{ ...accepted, data: { ...accepted.data, message_id: `m${n}`, text: `text ${n}` } }], {
+      expectedVersion: 0,
+      commandId: `a${n}`,
+    });
+  const erasures = async () => (await history()).filter((e) => e.type === 'InstanceDataErased');
   const history = async () => (await service.history('acme', ID, 0, 100)).events.map((e) => ({ type: e.type, data: e.data }));
 
   it('erases the content of the history, keeps the audit trail and records when', async () => {
@@ -85,5 +95,44 @@ describe('InstancesService.eraseData (application, in-memory store)', () => {
     await expect(service.eraseData('acme', instanceIdFor('acme', 'nope'), 'x')).rejects.toMatchObject({ kind: 'not_found' });
     await expect(service.eraseData('acme', 'bad id!', 'x')).rejects.toMatchObject({ kind: 'invalid_argument' });
     expect((await history())[1]!.data).toEqual(accepted.data);
+  });
+
+  it('a retry under the same Idempotency-Key answers that erasure and destroys nothing received since', async () => {
+    await service.eraseData('acme', ID, 'erase-1');
+    await receive(2);
+    clock = LATER;
+    const retry = await service.eraseData('acme', ID, 'erase-1');
+    expect(retry.instance.dataErasedAt).toBe(NOW);
+    expect((await history()).find((e) => e.data.message_id === 'm2')?.data.text).toBe('text 2');
+    expect(await erasures()).toHaveLength(1);
+    // Another key is another erasure: that one erases the content received since, and is recorded.
+    expect((await service.eraseData('acme', ID, 'erase-2')).instance.dataErasedAt).toBe(LATER);
+    expect((await history()).find((e) => e.data.message_id === 'm2')?.data.text).toBeNull();
+    expect(await erasures()).toHaveLength(2);
+  });
+
+  it('records an erasure that destroyed the key but stopped before recording, when it is retried', async () => {
+    await service.eraseData('acme', ID, 'erase-1');
+    await receive(2);
+    // The first attempt of erase-2 destroyed the key, then its process died before InstanceDataErased was appended.
+    await keys.destroy(ID);
+    clock = LATER;
+    expect((await service.eraseData('acme', ID, 'erase-2')).instance.dataErasedAt).toBe(LATER);
+    expect(await erasures()).toHaveLength(2);
+    // Then nothing is left unrecorded: erasing again records nothing more.
+    await service.eraseData('acme', ID, 'erase-3');
+    expect(await erasures()).toHaveLength(2);
+  });
+
+  it('records anew when it destroyed content and the store dropped its record as a racing duplicate', async () => {
+    await service.eraseData('acme', ID, 'erase-1');
+    await receive(2);
+    // This retry reads the log before its first attempt's record is there (the two race), then destroys the new key.
+    const read = store.readStream.bind(store);
+    jest.spyOn(store, 'readStream').mockImplementation(async (stream, after) => (after === undefined ? [] : read(stream, after)));
+    clock = LATER;
+    expect((await service.eraseData('acme', ID, 'erase-1')).instance.dataErasedAt).toBe(LATER);
+    expect((await history()).find((e) => e.data.message_id === 'm2')?.data.text).toBeNull();
+    expect(await erasures()).toHaveLength(2);
   });
 });

@@ -18,9 +18,11 @@ import {
   type ContentKeys,
   type EventStore,
   type WebhookSecretStore,
+  unavailable,
 } from '@wagw/lib';
 import { instanceDecider, instanceNotFound, type ExistingInstance, type InstanceCommand, type InstanceState } from '@wagw/lib';
 import { MAX_HISTORY_PAGE, parseFilters, scanHistory, type HistoryFilters, type HistoryPage } from './historyQuery';
+import { erasedSince, erasuresSoFar } from './erasureLog';
 import { byCreation, type InstanceDirectory } from './instanceDirectory';
 import { OpenScans } from './openScans';
 
@@ -30,6 +32,8 @@ export interface InstanceView {
 }
 
 const LIST_CATCH_UP_MS = 2_000;
+/** New scans one export starts at most: each follows a key change (two per erasure with content since), so many mean erasures in a loop. */
+const MAX_EXPORT_READS = 100;
 
 export interface InstancesServiceDeps {
   store: EventStore;
@@ -132,20 +136,37 @@ export class InstancesService {
   /**
    * Erasure: destroys the instance's data key, so the content of its messages in the log reads as erased from now on
    * (no event is rewritten), then records InstanceDataErased. Ownership is checked before anything is destroyed.
-   * Idempotent: a repeat destroys nothing more and, when no content was sealed since, records nothing more either.
+   * A retry under the Idempotency-Key of an erasure already recorded answers the instance as it is and destroys
+   * nothing (content received since is not that erasure's to destroy). Another erasure with no content sealed since
+   * the last one records nothing more. Content destroyed is always recorded: by this erasure, when an erasure that
+   * stopped before recording left its content erased (see erasedSince), or anew when the store dropped the record as
+   * the duplicate of a retry that raced this one.
    */
   async eraseData(account: string, instanceId: string, commandId: string): Promise<InstanceView> {
-    await this.get(account, instanceId);
-    const keyDestroyed = await this.deps.keys.destroy(instanceId);
-    return this.run(instanceId, commandId, { type: 'EraseInstanceData', account, keyDestroyed, now: this.timestamp() });
+    const view = await this.get(account, instanceId);
+    const id = this.commandIdOf(instanceId, 'EraseInstanceData', commandId);
+    const before = await erasuresSoFar(this.deps.store, instanceId, id);
+    if (before.recorded) return view;
+    const destroyed = await this.deps.keys.destroy(instanceId);
+    const unrecorded = !destroyed && before.lastSequence > 0 && (await erasedSince(this.deps.store, instanceId, before.lastSequence));
+    const erase = (): InstanceCommand => ({ type: 'EraseInstanceData', account, keyDestroyed: destroyed || unrecorded, now: this.timestamp() });
+    const { recorded, ...result } = await this.record(instanceId, id, erase());
+    return destroyed && !recorded ? this.run(instanceId, '', erase()) : result;
   }
 
-  /** One page of the history; the scan behind it stays open a moment for the next page (OpenScans). */
+  /**
+   * One page of the history; the scan behind it stays open a moment for the next page (OpenScans). A paused scan
+   * holds content it opened before the pause (the next page's first commit), so it is kept under the instance's key
+   * generation: after an erasure (here, or seen through the keys' watch from another replica) the next page is read
+   * anew and shows the content erased, like any read started then; the stale scan closes unused.
+   */
   async history(account: string, instanceId: string, cursor: number, limit: number, filters: HistoryFilters = {}): Promise<HistoryPage> {
     await this.assertOwner(account, instanceId);
     const parsed = parseFilters(instanceId, filters);
     const pageSize = Math.min(Math.max(limit, 1), MAX_HISTORY_PAGE);
-    const keyAt = (at: number): string => JSON.stringify([parsed.pattern, filters.types, filters.since, filters.until, pageSize, at]);
+    // Taken before the scan reads anything: a key change while the page is read also leaves the scan unused.
+    const keys = this.deps.keys.generation(instanceId);
+    const keyAt = (at: number): string => JSON.stringify([parsed.pattern, filters.types, filters.since, filters.until, pageSize, at, keys]);
     const scan = this.scans.take(keyAt(cursor)) ?? scanHistory(this.deps.store, parsed, cursor, pageSize);
     const page = await scan.next();
     if (page.done) throw new Error('a history scan yields at least one page');
@@ -159,10 +180,26 @@ export class InstancesService {
     this.scans.closeAll();
   }
 
-  /** The whole history from `cursor` on, in pages of up to MAX_HISTORY_PAGE events and MAX_PAGE_BYTES, as one read. */
+  /**
+   * The whole history from `cursor` on, in pages of up to MAX_HISTORY_PAGE events and MAX_PAGE_BYTES, as one read.
+   * The scan pauses while the caller writes a page, holding the next page's first commit already opened: a page
+   * finished after the instance's key changed (an erasure) is read again from its start by a new scan, so content
+   * erased while the export waited is not handed out.
+   */
   async *exportHistory(account: string, instanceId: string, cursor: number, filters: HistoryFilters = {}): AsyncGenerator<HistoryPage> {
     await this.assertOwner(account, instanceId);
-    yield* scanHistory(this.deps.store, parseFilters(instanceId, filters), cursor, MAX_HISTORY_PAGE);
+    const parsed = parseFilters(instanceId, filters);
+    let from = cursor;
+    for (let reads = 0; reads < MAX_EXPORT_READS; reads++) {
+      const keys = this.deps.keys.generation(instanceId);
+      for await (const page of scanHistory(this.deps.store, parsed, from, MAX_HISTORY_PAGE)) {
+        if (this.deps.keys.generation(instanceId) !== keys) break;
+        yield page;
+        if (page.nextSequence === null) return;
+        from = page.nextSequence;
+      }
+    }
+    throw unavailable('history_changing', `the instance's content keys kept changing during the export; resume with cursor=${from}`);
   }
 
   /**
@@ -175,16 +212,25 @@ export class InstancesService {
     if (first?.type !== 'InstanceCreated' || first.data.account !== account) throw instanceNotFound();
   }
 
-  private async run(instanceId: string, commandId: string, command: InstanceCommand, expectNew = false): Promise<InstanceView> {
-    const result = await handleCommand(this.deps.store, instanceDecider, instanceStream(instanceId), command, {
-      // A client's Idempotency-Key names one command of one instance: JetStream dedupes message ids over the whole
-      // stream, so a bare key would make another account's or operation's command with the same key a silent no-op.
-      commandId: commandId ? `${instanceId}.${command.type}.${commandId}` : newCommandId(),
-      cache: this.cache,
-      expectNew,
-    });
+  /** Runs `command` under the client's Idempotency-Key ('' = none). */
+  private async run(instanceId: string, idempotencyKey: string, command: InstanceCommand, expectNew = false): Promise<InstanceView> {
+    const { instance, version } = await this.record(instanceId, this.commandIdOf(instanceId, command.type, idempotencyKey), command, expectNew);
+    return { instance, version };
+  }
+
+  /** `recorded`: the command appended events (false: it decided none, or the store dropped them as a duplicate). */
+  private async record(instanceId: string, commandId: string, command: InstanceCommand, expectNew = false): Promise<InstanceView & { recorded: boolean }> {
+    const result = await handleCommand(this.deps.store, instanceDecider, instanceStream(instanceId), command, { commandId, cache: this.cache, expectNew });
     if (!result.state.exists) throw instanceNotFound();
-    return { instance: result.state, version: result.version };
+    return { instance: result.state, version: result.version, recorded: result.events.length > 0 };
+  }
+
+  /**
+   * A client's Idempotency-Key names one command of one instance: JetStream dedupes message ids over the whole
+   * stream, so a bare key would make another account's or operation's command with the same key a silent no-op.
+   */
+  private commandIdOf(instanceId: string, type: InstanceCommand['type'], idempotencyKey: string): string {
+    return idempotencyKey ? `${instanceId}.${type}.${idempotencyKey}` : newCommandId();
   }
 
   private timestamp(): string {
