@@ -1,4 +1,4 @@
-import { issueToken } from '@wagw/lib';
+import { connectNats, instanceStream, issueToken, JetStreamEventStore } from '@wagw/lib';
 import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
 import { startStack, TEST_JWT_SECRET, type TestStack } from '../harness/stack';
 import { testLogger } from '../harness/logger';
@@ -134,6 +134,46 @@ describe('keys: instance tokens with scopes, revocation on every replica', () =>
     const expired = await streamUntilEnd(shortLived, async () => undefined, 4_500);
     expect(expired).toEqual({ text: expect.stringContaining('"code":"token_expired"'), ended: true });
   });
+
+  it('ends a running history export once its token is revoked, with where to resume, instead of streaming on', async () => {
+    // A history of ~18 MB (more than the sockets between here and the gateway hold), appended straight to the log.
+    const id = (await stack.client().GET('/create_instance')).data!.instance_id;
+    const nats = await connectNats({ url: stack.nats.url, name: 'keys-export', logger: testLogger('keys-export') });
+    const store = await JetStreamEventStore.open(nats, { logger: testLogger('keys-export') });
+    const url = `https://hooks.example/${'x'.repeat(2_000)}`;
+    let version = (await store.readStream(instanceStream(id))).at(-1)?.sequence ?? 0;
+    for (let c = 0; c < 50; c++) {
+      const events = Array.from({ length: 180 }, (_, i) => ({
+        type: 'WebhookConfigured',
+        schemaVersion: 1,
+        occurredAt: new Date().toISOString(),
+        data: { url, enabled: i % 2 === 0 },
+      }));
+      version = (await store.append(instanceStream(id), events, { expectedVersion: version, commandId: `export-${id}-${c}` })).version;
+    }
+    await nats.close();
+    const token = stack.token('acme', { instanceId: id, scopes: ['read'] });
+    const response = await fetch(`${stack.baseUrl}/v1/history/export?instance_id=${id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    let read = 0;
+    while (read < 1_000_000) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      read += chunk.value.length;
+    }
+    await stack.client().GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
+    await sleep(1_200);
+    let after = 0;
+    let tail = '';
+    for (let chunk = await reader.read(); !chunk.done && after < 30_000_000; chunk = await reader.read()) {
+      after += chunk.value.length;
+      tail = (tail + Buffer.from(chunk.value).toString('utf8')).slice(-400);
+    }
+    const last = JSON.parse(tail.trimEnd().split('\n').pop()!) as { code?: string; next_cursor?: number | null };
+    expect([last.code, typeof last.next_cursor]).toEqual(['token_revoked', 'number']);
+    expect(read + after).toBeLessThan(12_000_000);
+  }, 60_000);
 
   it("cannot revoke another account's token, nor undo its revocation, and refuses a malformed token id with 400", async () => {
     const token = stack.token('acme');

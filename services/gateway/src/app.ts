@@ -137,7 +137,7 @@ export const buildGateway = async ({
       registerAuth(api, { verify: verifyToken, revocations, rateLimiter });
       await api.register(instancesRoutes, { instances, sessions });
       await api.register(erasureRoutes, { instances });
-      await api.register(historyRoutes, { instances });
+      await api.register(historyRoutes, { instances, revocations });
       await api.register(webhookRoutes, { instances });
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(tokensRoutes, { revocations });

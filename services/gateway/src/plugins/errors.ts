@@ -40,8 +40,10 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
     reply.removeHeader('content-disposition').removeHeader('content-length').type('application/json; charset=utf-8');
     if (error instanceof AppError) {
       const status = HTTP_STATUS[error.kind];
-      // 503s (a dependency down or electing: the client retries) are warnings; other 5xx are bugs.
-      if (status === 503) request.log.warn({ err: error.cause ?? error, code: error.code }, 'request answered unavailable');
+      // A client that went away (it hears no answer) is no fault of ours; 503s (a dependency down or electing: the
+      // client retries) are warnings; other 5xx are bugs.
+      if (error.code === 'client_gone') request.log.debug({ code: error.code }, 'the client went away before the answer');
+      else if (status === 503) request.log.warn({ err: error.cause ?? error, code: error.code }, 'request answered unavailable');
       else if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
       return reply.code(status).send({ error: error.kind === 'internal' ? 'Internal error' : error.message, code: error.code });
     }

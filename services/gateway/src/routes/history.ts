@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isAppError } from '@wagw/lib';
+import { credentialRefusal, type Revocations } from '../auth/revocations';
 import type { InstancesClientApi } from '../instancesClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 
@@ -35,7 +36,10 @@ const HistoryEvent = Type.Object({
 const cursorOf = (nextSequence: string): number | null => (Number(nextSequence) > 0 ? Number(nextSequence) : null);
 
 /** The audit trail: pages (`/history`) and the whole of it as NDJSON (`/history/export`). */
-export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi }> = async (app, { instances }) => {
+export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; revocations: Revocations }> = async (
+  app,
+  { instances, revocations },
+) => {
   const tags = ['Instances'];
 
   app.get(
@@ -74,7 +78,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         operationId: 'exportHistory',
         summary: "An instance's whole audit trail as NDJSON",
         description:
-          'Streams the history (same filters as /history) as application/x-ndjson: one event per line, oldest first, then a last line `{"next_cursor": ...}` (null: the end was reached). If the export breaks off (the service became unavailable), the last line is `{"error", "code", "next_cursor"}`: resume with cursor=next_cursor. Constant memory: read and written a page at a time.',
+          'Streams the history (same filters as /history) as application/x-ndjson: one event per line, oldest first, then a last line `{"next_cursor": ...}` (null: the end was reached). If the export breaks off (the service became unavailable, or the token was revoked or expired meanwhile: `token_revoked`, `token_expired`), the last line is `{"error", "code", "next_cursor"}`: resume with cursor=next_cursor (with a valid token). Constant memory: read and written a page at a time.',
         querystring: ExportQuery,
         // A stream is sent as it is (no serializer); the schema documents it in the OpenAPI document.
         response: {
@@ -94,10 +98,15 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       );
       // The first chunk is awaited before answering: a bad filter, cursor or instance is a plain 4xx, not a broken stream.
       const first = await chunks.next();
+      const credential = request.credential;
       const lines = async function* (): AsyncGenerator<Buffer | string> {
         let next: number | null = cursor;
         try {
           for (let chunk = first; !chunk.done; chunk = await chunks.next()) {
+            // The credential was checked when the export began; a long one (many MiB) must not outlive its revocation
+            // or expiry. Checked per chunk (at most ~1 MiB each): the last line says why it ended, and where to resume.
+            const refusal = credential && credentialRefusal(credential, revocations);
+            if (refusal) throw refusal;
             if (chunk.value.ndjson.length > 0) yield chunk.value.ndjson;
             next = cursorOf(chunk.value.nextSequence);
           }
