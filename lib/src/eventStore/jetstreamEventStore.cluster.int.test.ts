@@ -63,6 +63,30 @@ describe('JetStream event store on a 3-node cluster', () => {
     expect(await store.readStream('RETRY.instance')).toHaveLength(2);
   });
 
+  it('answers a repeat sent while its first attempt is still being replicated as that commit, and a rival as a conflict', async () => {
+    // A leader refuses an expected-version publish on a subject whose previous publish is still in flight
+    // (10164, "wrong last sequence" without a sequence); a client's retry after a lost ack lands exactly there.
+    const pairs = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const options = { expectedVersion: 0, commandId: `inflight-${i}` };
+        return Promise.all([store.append(`INFLIGHT${i}.instance`, [ev], options), store.append(`INFLIGHT${i}.instance`, [ev], options)]);
+      }),
+    );
+    for (const [first, repeat] of pairs) {
+      expect(repeat.version).toBe(first.version);
+      expect([first.duplicate, repeat.duplicate].sort()).toEqual([false, true]);
+    }
+    const rivals = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        Promise.all(['a', 'b'].map((who) => errorOf(store.append(`RIVAL${i}.instance`, [ev], { expectedVersion: 0, commandId: `rival-${i}-${who}` })))),
+      ),
+    );
+    for (const outcomes of rivals) {
+      expect(outcomes.filter((o) => o === null)).toHaveLength(1);
+      expect(outcomes.map((o) => (o === null ? null : isAppError(o) && o.code)).filter(Boolean)).toEqual(['version_conflict']);
+    }
+  });
+
   it('loses no acknowledged append and stores none twice when the stream leader is SIGKILLed under load', async () => {
     const leader = (await handle.jsm.streams.info('EVENTS')).cluster?.leader;
     expect(leader).toMatch(/^n\d$/);

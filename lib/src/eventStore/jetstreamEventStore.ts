@@ -2,6 +2,7 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  JetStreamApiCodes,
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
@@ -59,6 +60,18 @@ export interface JetStreamEventStoreOptions {
 
 /** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
 const NOT_TAKEN_RETRY_MS = 100;
+
+/**
+ * A stream leader refuses a publish whose command id (10158) or subject under an expected version (10164) is in a
+ * publish it has proposed but not yet applied: a client's retry after a lost ack, or a rival writer. Neither is an
+ * answer yet; the same publish a moment later is (the duplicate it is, a true conflict with its sequence, or stored).
+ */
+const IN_PROCESS_CODES: ReadonlySet<number> = new Set([10158, JetStreamApiCodes.StreamWrongLastSequenceUnknown]);
+const IN_PROCESS_RETRY_MS = 5;
+const retryPauseFor = (error: unknown): number | null => {
+  if (error instanceof PublishNotTakenError) return NOT_TAKEN_RETRY_MS;
+  return error instanceof JetStreamApiError && IN_PROCESS_CODES.has(error.code) ? IN_PROCESS_RETRY_MS : null;
+};
 
 /**
  * The event store on NATS JetStream: one stream, one subject per aggregate, one message per commit.
@@ -127,8 +140,9 @@ export class JetStreamEventStore implements EventStore {
         try {
           return await once();
         } catch (error) {
-          if (!(error instanceof PublishNotTakenError) || performance.now() + NOT_TAKEN_RETRY_MS > deadline) throw error;
-          await new Promise((resolve) => setTimeout(resolve, NOT_TAKEN_RETRY_MS));
+          const pause = retryPauseFor(error);
+          if (pause === null || performance.now() + pause > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, pause));
           this.nats.ensureConnected();
         }
       }
