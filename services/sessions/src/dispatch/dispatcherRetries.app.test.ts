@@ -96,7 +96,7 @@ describe('Dispatcher retries (application, in-memory store, sandbox platform)', 
   const failures = async (messageId: string) =>
     (await store.readStream(messageStream(id, messageId))).flatMap((c) => c.events.filter((e) => e.type === 'MessageFailed').map((e) => e.data.reason));
   const blip = (): never => {
-    throw new MediaError('media_unavailable: HTTP 503');
+    throw new MediaError('media_unavailable: HTTP 503', true);
   };
 
   it('tries a media blip after a disconnection longer than retryForMs again, not failing the send at once', async () => {

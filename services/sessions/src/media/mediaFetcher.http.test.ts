@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkHop, createMediaFetcher, MAX_MEDIA_REDIRECTS, type MediaLimits } from './mediaFetcher';
+import { checkHop, createMediaFetcher, MAX_MEDIA_REDIRECTS, MediaError, type MediaLimits } from './mediaFetcher';
 
 // Against a local HTTP server (127.0.0.1 only); private networks are allowed so the fetcher may reach it.
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -39,7 +39,7 @@ const outcome = async (path: string, limits: Partial<MediaLimits> = {}) => {
     const fetched = await media.fetch(`${base}${path}`, null, null);
     return { size: fetched.data.length, filename: fetched.filename, ms: Date.now() - started };
   } catch (error) {
-    return { error: (error as Error).message, ms: Date.now() - started };
+    return { error: (error as Error).message, transient: error instanceof MediaError && error.transient, ms: Date.now() - started };
   } finally {
     await media.close();
   }
@@ -135,6 +135,27 @@ describe('media fetch body errors', () => {
       stalled.push(res);
     });
     expect(await outcome('/stall', { timeoutMs: 500 })).toMatchObject({ error: 'media_timeout: body not received within 500 ms' });
+  });
+});
+
+describe('media fetch failures worth another try', () => {
+  it('tries again after a busy, rate-limited or failing host, a time-out or a broken connection, not after a final answer', async () => {
+    for (const status of [408, 429, 500, 502, 503, 504]) routes.set(`/s${status}`, (_req, res) => void res.writeHead(status).end());
+    for (const status of [400, 401, 403, 404, 410]) routes.set(`/s${status}`, (_req, res) => void res.writeHead(status).end());
+    routes.set('/stall', (_req, res) => void stalled.push(res));
+    routes.set('/big', (_req, res) => void res.writeHead(200, { 'content-length': '5000' }).end(Buffer.alloc(5000)));
+    for (const status of [408, 429, 500, 502, 503, 504])
+      expect(await outcome(`/s${status}`)).toMatchObject({ error: `media_unavailable: HTTP ${status}`, transient: true });
+    for (const status of [400, 401, 403, 404, 410])
+      expect(await outcome(`/s${status}`)).toMatchObject({ error: `media_unavailable: HTTP ${status}`, transient: false });
+    expect(await outcome('/stall', { timeoutMs: 300 })).toMatchObject({ error: 'media_timeout: no answer within 300 ms', transient: true });
+    expect(await outcome('/big', { maxBytes: 1000 })).toMatchObject({ error: 'media_too_large: 5000 bytes, the limit is 1000', transient: false });
+    const refused = fetcher();
+    await expect(refused.fetch('http://127.0.0.1:1/file.png', null, null)).rejects.toMatchObject({
+      message: 'media_unreachable: ECONNREFUSED',
+      transient: true,
+    });
+    await refused.close();
   });
 });
 

@@ -11,14 +11,20 @@ export interface MediaLimits {
 
 /** Why media could not be fetched, as the `reason` of MessageFailed. */
 export class MediaError extends Error {
-  /**
-   * Whether trying again later may succeed: the host did not answer in time, broke off, refused the connection, or
-   * answered 408, 429 or 5xx. A file too large, a forbidden address or another HTTP error stays what it is.
-   */
-  get transient(): boolean {
-    return /^media_(timeout|unreachable):/.test(this.message) || /^media_unavailable: HTTP (408|429|5\d\d)$/.test(this.message);
+  constructor(
+    message: string,
+    /**
+     * Whether trying again later may succeed: the host did not answer in time, broke off, refused the connection, or
+     * answered 408, 429 or 5xx. A file too large, a forbidden address or another HTTP error stays what it is.
+     */
+    readonly transient = false,
+  ) {
+    super(message);
   }
 }
+
+/** An HTTP status a host may answer differently a moment later (busy, rate-limited, failing over). */
+const isTransientStatus = (status: number): boolean => status === 408 || status === 429 || (status >= 500 && status < 600);
 
 /**
  * The file name a URL's path ends in, percent-decoded; as written when it does not decode (`bad%E0%A4%A`): a
@@ -41,8 +47,8 @@ export const fileNameOf = (url: string): string => {
  */
 const bodyError = (error: unknown, timedOut: boolean, received: number, timeoutMs: number): MediaError => {
   const e = error as { code?: string; message?: string };
-  if (timedOut || e.code === 'UND_ERR_BODY_TIMEOUT') return new MediaError(`media_timeout: body not received within ${timeoutMs} ms`);
-  return new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}, the body broke off after ${received} bytes`);
+  if (timedOut || e.code === 'UND_ERR_BODY_TIMEOUT') return new MediaError(`media_timeout: body not received within ${timeoutMs} ms`, true);
+  return new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}, the body broke off after ${received} bytes`, true);
 };
 
 /** Redirects followed to a media_url's file: a share link to a CDN to a pre-signed URL takes two or three. */
@@ -98,10 +104,11 @@ export const createMediaFetcher = (limits: MediaLimits) => {
       return await request(url, { method: 'GET', dispatcher: agent, signal });
     } catch (error) {
       const e = error as { name?: string; code?: string; message?: string };
-      if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT') throw new MediaError(`media_timeout: no answer within ${limits.timeoutMs} ms`);
+      if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT')
+        throw new MediaError(`media_timeout: no answer within ${limits.timeoutMs} ms`, true);
       // The guarded lookup refused the host's address: a redirect to an internal host name lands here, and says so.
       if (e.code === 'EFORBIDDEN') throw new MediaError('media_url_forbidden: private or reserved address');
-      throw new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}`);
+      throw new MediaError(`media_unreachable: ${e.code ?? e.message ?? 'error'}`, true);
     }
   };
 
@@ -127,7 +134,7 @@ export const createMediaFetcher = (limits: MediaLimits) => {
       const { response, url: fileUrl } = await followed(url, signal);
       if (response.statusCode < 200 || response.statusCode >= 300) {
         await discard(response);
-        throw new MediaError(`media_unavailable: HTTP ${response.statusCode}`);
+        throw new MediaError(`media_unavailable: HTTP ${response.statusCode}`, isTransientStatus(response.statusCode));
       }
       const declared = Number(response.headers['content-length'] ?? 0);
       if (declared > limits.maxBytes) {
