@@ -72,18 +72,26 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
     const membership = new Membership(nats.nc, memberIdOf(config.workerId), { heartbeatMs: config.heartbeatMs }, logger);
     const sender = new WorkSender(nats.nc, ackWaitMs);
     nats.onDisconnect(() => sender.abandonAll());
-    const work = serveWork(nats.nc, membership.self, (delivery) => router.handle(delivery.commit.stream.split('.')[0]!, delivery));
+    const work = serveWork(nats.nc, membership.self, (delivery, arrived) => router.handle(delivery.commit.stream.split('.')[0]!, delivery, arrived));
     const lease = new Ownership(
       await LeaseStore.open(nats, BUCKETS.webhooksLeases),
       { replicaId: membership.self, ttlMs: config.leaderTtlMs, renewEveryMs: Math.max(100, Math.floor(config.leaderTtlMs / 4)) },
       logger,
     );
-    const sequencer = new Sequencer(events, lease, membership, sender, (instanceId, delivery) => router.handle(instanceId, delivery), logger, {
-      ackWaitMs,
-      batch: config.batch,
-      claimEveryMs: Math.max(100, Math.min(1_000, Math.floor(config.leaderTtlMs / 4))),
-      drainTimeoutMs: config.timeoutMs + 5_000,
-    });
+    const sequencer = new Sequencer(
+      events,
+      lease,
+      membership,
+      sender,
+      (instanceId, delivery, arrived) => router.handle(instanceId, delivery, arrived),
+      logger,
+      {
+        ackWaitMs,
+        batch: config.batch,
+        claimEveryMs: Math.max(100, Math.min(1_000, Math.floor(config.leaderTtlMs / 4))),
+        drainTimeoutMs: config.timeoutMs + 5_000,
+      },
+    );
     const deliverer = new Deliverer(deliveries, events, endpoints, attempter, breaker, logger, {
       random: Math.random,
       concurrency: config.concurrency,

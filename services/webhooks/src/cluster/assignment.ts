@@ -51,3 +51,33 @@ export const routeEvent = (
   if (current && (current.held > 0 || (current.outstanding > 0 && current.replica !== preferred))) return { kind: 'hold' };
   return { kind: 'send', replica: preferred };
 };
+
+/** Instances whose last replica a sequencer remembers; past it the oldest is forgotten (costs it one marker read). */
+const REMEMBERED_INSTANCES = 100_000;
+
+/**
+ * The replica each instance's last event went to, as this sequencer handed them out. An event that goes to another
+ * replica (or of an instance not known here: this replica just took the lead, or forgot it) is the first that replica
+ * works on since the instance came to it: what it holds in memory of the instance may be stale, so it reads the
+ * instance's handover marker once (`worker/slowInstances.ts`). Every other event needs no read: the hot path.
+ */
+export class LastReplicas {
+  private readonly last = new Map<string, string>();
+
+  constructor(private readonly capacity = REMEMBERED_INSTANCES) {}
+
+  /** Records that the instance's next event goes to `replica`; true when it arrives there with it. */
+  arrives(instanceId: string, replica: string): boolean {
+    const before = this.last.get(instanceId);
+    // Deleted and set again: the map's order is then the order of use, and the least recently used goes first.
+    this.last.delete(instanceId);
+    this.last.set(instanceId, replica);
+    if (this.last.size > this.capacity) this.last.delete(this.last.keys().next().value!);
+    return before !== replica;
+  }
+
+  /** Forgets every instance: another leader may have moved them meanwhile. */
+  clear(): void {
+    this.last.clear();
+  }
+}

@@ -47,8 +47,10 @@ describe('sequencer', () => {
   let feed: Feed;
   let usable: string[];
   let log: string[];
-  let sent: Array<{ member: string; delivery: Delivery; answer: (outcome: WorkOutcome) => void; timeoutMs?: number | undefined }>;
+  let sent: Array<{ member: string; delivery: Delivery; answer: (outcome: WorkOutcome) => void; timeoutMs?: number | undefined; arrived: boolean }>;
   let local: Delivery[];
+  /** Per event handed out (here or to another replica): its sequence, where it went, and whether it was marked arrived. */
+  let arrivals: Array<[number, string, boolean]>;
   let goneListeners: Array<(member: string) => void>;
   let sequencer: Sequencer;
 
@@ -70,6 +72,7 @@ describe('sequencer', () => {
     log = [];
     sent = [];
     local = [];
+    arrivals = [];
     goneListeners = [];
     const lease: SequencerLease = {
       start: () => Promise.resolve(),
@@ -86,15 +89,30 @@ describe('sequencer', () => {
       onGone: (listener) => void goneListeners.push(listener),
     };
     const sender: SequencerSender = {
-      send: (member, d, timeoutMs) => new Promise<WorkOutcome>((answer) => sent.push({ member, delivery: d, answer, timeoutMs })),
+      send: (member, d, arrived, timeoutMs) =>
+        new Promise<WorkOutcome>((answer) => {
+          arrivals.push([d.commit.sequence, member, arrived]);
+          sent.push({ member, delivery: d, answer, timeoutMs, arrived });
+        }),
       abandon: (member) => sent.filter((s) => s.member === member).forEach((s) => s.answer({ kind: 'lost' })),
     };
-    sequencer = new Sequencer({ subscribe: () => Promise.resolve(feed) }, lease, members, sender, (_id, d) => void local.push(d), testLogger('sequencer'), {
-      ackWaitMs: 60_000,
-      batch: 10,
-      claimEveryMs: 60_000,
-      drainTimeoutMs: 50,
-    });
+    sequencer = new Sequencer(
+      { subscribe: () => Promise.resolve(feed) },
+      lease,
+      members,
+      sender,
+      (_id, d, arrived) => {
+        arrivals.push([d.commit.sequence, 'me', arrived]);
+        local.push(d);
+      },
+      testLogger('sequencer'),
+      {
+        ackWaitMs: 60_000,
+        batch: 10,
+        claimEveryMs: 60_000,
+        drainTimeoutMs: 50,
+      },
+    );
     await sequencer.start();
   });
   afterEach(() => sequencer.close());
@@ -194,4 +212,56 @@ describe('sequencer', () => {
     await settle();
     expect(log).toEqual(['ack 1']);
   }, 10_000);
+
+  it("marks an instance's first event on a replica as arrived: where it was not last, a gone replica's, a new leader's", async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    // First seen by this leader: arrived (it may come from anywhere). The next one, while 1 is in flight: not.
+    feed.push(delivery(id, 1));
+    feed.push(delivery(id, 2));
+    await settle();
+    sent.forEach((s) => s.answer({ kind: 'ack' }));
+    await settle();
+    // Nothing in flight, but the instance stays with b: b knows it (no read of the handover marker there).
+    feed.push(delivery(id, 3));
+    await settle();
+    sent.at(-1)!.answer({ kind: 'ack' });
+    await settle();
+    // b leaves: the instance moves here, its first event here is marked.
+    leave('b');
+    feed.push(delivery(id, 4));
+    feed.push(delivery(id, 5));
+    await settle();
+    local.forEach((d) => d.ack());
+    await settle();
+    // b is back (a restarted replica has a new member id; the same id stands for one that rejoined): marked again.
+    usable = ['me', 'b'];
+    feed.push(delivery(id, 6));
+    await settle();
+    // b is gone with 6 in hand: it is worked on here, marked, as delivered again.
+    leave('b');
+    await settle();
+    expect(arrivals).toEqual([
+      [1, 'b', true],
+      [2, 'b', false],
+      [3, 'b', false],
+      [4, 'me', true],
+      [5, 'me', false],
+      [6, 'b', true],
+      [6, 'me', true],
+    ]);
+  });
+
+  it('forwards an event again with its arrived mark when its answer was late (the first forward may never have come)', async () => {
+    const id = instanceFor('b', ['me', 'b']);
+    feed.push(delivery(id, 1));
+    await settle();
+    sent[0]!.answer({ kind: 'lost' });
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    expect(sent.map((s) => [s.delivery.commit.sequence, s.delivery.deliveryCount, s.arrived])).toEqual([
+      [1, 1, true],
+      [1, 2, true],
+    ]);
+    sent[1]!.answer({ kind: 'ack' });
+    await settle();
+  });
 });

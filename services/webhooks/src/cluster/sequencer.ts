@@ -1,6 +1,6 @@
 import { DURABLES, Gauge, instanceIdOf, WEBHOOK_DOMAIN_TYPES, type Delivery, type EventStore, type Logger, type Ownership, type Subscription } from '@wagw/lib';
 import { heartbeatMs } from '../worker/heartbeat';
-import { routeEvent } from './assignment';
+import { LastReplicas, routeEvent } from './assignment';
 import type { Membership } from './membership';
 import type { WorkOutcome, WorkSender } from './workChannel';
 
@@ -38,6 +38,8 @@ export interface SequencerOptions {
 interface Work {
   delivery: Delivery;
   local: boolean;
+  /** The first event its replica works on since the instance came to it (LastReplicas); kept when forwarded again. */
+  arrived: boolean;
   /** How often it was forwarded again for an answer that came late (each wait for an answer doubles). */
   forwards?: number;
 }
@@ -68,7 +70,8 @@ const again = (delivery: Delivery): Delivery => ({
  * none of its events is being worked on (later ones are held meanwhile), so two replicas never work on one
  * instance's events at once. The original message stays unacked (kept in progress) until the replica working on it
  * answers; when a replica is gone, its events go to another one at once, in order. When the leader dies, another
- * takes the lease and JetStream redelivers what was unacked after the ack wait.
+ * takes the lease and JetStream redelivers what was unacked after the ack wait. An instance's first event on a
+ * replica is marked (`arrived`, see `LastReplicas`): only then does the replica read the instance's handover marker.
  */
 export class Sequencer {
   private subscription: Subscription | null = null;
@@ -76,6 +79,7 @@ export class Sequencer {
   private reading: Promise<void> = Promise.resolve();
   private claiming: Promise<void> | null = null;
   private readonly instances = new Map<string, InstanceState>();
+  private readonly lastReplicas = new LastReplicas();
   private readonly unfinished = new Set<Work>();
   private readonly waiting = new Set<Delivery>();
   private claimTimer: NodeJS.Timeout | null = null;
@@ -87,7 +91,7 @@ export class Sequencer {
     private readonly lease: SequencerLease,
     private readonly membership: SequencerMembers,
     private readonly sender: SequencerSender,
-    private readonly local: (instanceId: string, delivery: Delivery) => void,
+    private readonly local: (instanceId: string, delivery: Delivery, arrived: boolean) => void,
     private readonly logger: Logger,
     private readonly options: SequencerOptions,
   ) {}
@@ -159,6 +163,8 @@ export class Sequencer {
         return;
       }
       this.subscription = subscription;
+      // Led before: another leader may have moved instances since, unknown here.
+      this.lastReplicas.clear();
       leading.set(1);
       this.logger.info({ member: this.membership.self }, 'leading the webhooks sequencer');
       this.reading = this.read(subscription);
@@ -212,20 +218,21 @@ export class Sequencer {
     const state = current ?? { replica: route.replica, inFlight: [], held: [] };
     this.instances.set(instanceId, state);
     const local = route.replica === this.membership.self;
-    const handout: Work = { delivery, local };
+    const handout: Work = { delivery, local, arrived: this.lastReplicas.arrives(instanceId, route.replica) };
     state.inFlight.push(handout);
     this.unfinished.add(handout);
     const finish = (outcome: WorkOutcome): void => this.finish(instanceId, state, handout, outcome);
     if (local) {
-      this.local(instanceId, {
+      const item: Delivery = {
         commit: delivery.commit,
         deliveryCount: delivery.deliveryCount,
         ack: () => finish({ kind: 'ack' }),
         nak: (delayMs?: number) => finish({ kind: 'nak', delayMs: delayMs ?? 0 }),
         inProgress: () => delivery.inProgress(),
-      });
+      };
+      this.local(instanceId, item, handout.arrived);
     } else {
-      void this.sender.send(route.replica, delivery).then(finish);
+      void this.sender.send(route.replica, delivery, handout.arrived).then(finish);
     }
   }
 
@@ -245,7 +252,7 @@ export class Sequencer {
       setTimeout(() => {
         if (!this.unfinished.has(work)) return;
         work.delivery = copy;
-        void this.sender.send(state.replica, copy, waitMs).then((next) => this.finish(instanceId, state, work, next));
+        void this.sender.send(state.replica, copy, work.arrived, waitMs).then((next) => this.finish(instanceId, state, work, next));
       }, 1_000).unref();
       return;
     }

@@ -16,6 +16,14 @@ const parseOutcome = (msg: Msg): WorkOutcome => {
 };
 
 /**
+ * Whether the instance came to the replica with this event (it worked on none of the instance's events just before):
+ * what the replica holds in memory of the instance may be stale, so it reads the instance's handover marker
+ * (`worker/slowInstances.ts`). Always sent, `1` or `0`: a replica of an earlier release sends none, and its absence
+ * counts as `1`, never as "known here".
+ */
+const ARRIVED_HEADER = 'Wagw-Arrived';
+
+/**
  * Forwards events to the replica that works on their instance, over core NATS (in order: one publisher, one
  * subscriber), and learns how each ended from the reply. Core NATS delivers at most once: a forward or answer lost
  * (a reconnect) ends as `lost` after the inbox's time-out, so its event goes back to JetStream instead of being
@@ -32,10 +40,14 @@ export class WorkSender {
     this.inbox = new ReplyInbox(nc, timeoutMs);
   }
 
-  /** Forwards `delivery` to `member`; `timeoutMs` (default: the sender's) is how long its answer may take. */
-  async send(member: string, delivery: Delivery, timeoutMs?: number): Promise<WorkOutcome> {
+  /**
+   * Forwards `delivery` to `member`; `timeoutMs` (default: the sender's) is how long its answer may take. `arrived`:
+   * the first of its instance's events that `member` works on since the instance came to it (see `ARRIVED_HEADER`).
+   */
+  async send(member: string, delivery: Delivery, arrived: boolean, timeoutMs?: number): Promise<WorkOutcome> {
     const { commit } = delivery;
     const h = headers();
+    h.set(ARRIVED_HEADER, arrived ? '1' : '0');
     h.set('Wagw-Stream', commit.stream);
     h.set('Wagw-Sequence', String(commit.sequence));
     h.set('Wagw-Command', commit.commandId);
@@ -72,7 +84,7 @@ export class WorkSender {
 }
 
 /** A forwarded event as a delivery: acking or nakking it answers the replica that forwarded it (once). */
-const forwardedDelivery = (msg: Msg, writes: TurnBatcher<() => void>): Delivery | null => {
+const forwardedDelivery = (msg: Msg, writes: TurnBatcher<() => void>): { delivery: Delivery; arrived: boolean } | null => {
   const stream = msg.headers?.get('Wagw-Stream');
   const sequence = Number(msg.headers?.get('Wagw-Sequence'));
   if (!stream || !Number.isSafeInteger(sequence)) return null;
@@ -83,7 +95,7 @@ const forwardedDelivery = (msg: Msg, writes: TurnBatcher<() => void>): Delivery 
     answered = true;
     writes.push(() => void msg.respond(text));
   };
-  return {
+  const delivery: Delivery = {
     commit,
     deliveryCount: Number(msg.headers?.get('Wagw-Count')) || 1,
     ack: () => answer('ack'),
@@ -91,17 +103,18 @@ const forwardedDelivery = (msg: Msg, writes: TurnBatcher<() => void>): Delivery 
     // The forwarding replica keeps the original in progress while this one is alive.
     inProgress: () => undefined,
   };
+  return { delivery, arrived: msg.headers?.get(ARRIVED_HEADER) !== '0' };
 };
 
-/** Receives the events forwarded to this replica and hands each to `handle`. */
-export const serveWork = (nc: NatsConnection, member: string, handle: (delivery: Delivery) => void): Subscription => {
+/** Receives the events forwarded to this replica and hands each to `handle` (`arrived`: see `ARRIVED_HEADER`). */
+export const serveWork = (nc: NatsConnection, member: string, handle: (delivery: Delivery, arrived: boolean) => void): Subscription => {
   const writes = batchedWrites();
   return nc.subscribe(SUBJECTS.webhooksWork(member), {
     callback: (error, msg) => {
       if (error) return;
       try {
-        const delivery = forwardedDelivery(msg, writes);
-        if (delivery) handle(delivery);
+        const work = forwardedDelivery(msg, writes);
+        if (work) handle(work.delivery, work.arrived);
         else msg.respond('nak:1000');
       } catch {
         // An undecodable message: handed back, so the original is delivered again.

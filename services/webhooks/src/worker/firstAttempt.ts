@@ -1,4 +1,4 @@
-import { erasedPayloadData, isVersionConflict, type EventStore, type NewEvent } from '@wagw/lib';
+import { erasedPayloadData, isVersionConflict, type EventStore, type ExpectedVersion, type NewEvent } from '@wagw/lib';
 import { decideDrop } from '../delivery/decisions';
 import { deliveredStream, deliveryEvent, deliveryStream, type DeliveryScheduled } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
@@ -48,7 +48,7 @@ export const recordDelivery = async (
   stream: string,
   events: NewEvent[],
   commandId: string,
-  expectedVersion = 0,
+  expectedVersion: ExpectedVersion = 0,
 ): Promise<number | null> => {
   for (let tries = 1; ; tries++) {
     try {

@@ -97,7 +97,7 @@ describe('First attempts on JetStream: instances whose endpoints hang do not hol
     };
     const members: SequencerMembers = { self: 'a', usable: () => ['a'], unreachable: () => undefined, onGone: () => undefined };
     const sender: SequencerSender = { send: async () => ({ kind: 'lost' }), abandon: () => undefined };
-    const sequencer = new Sequencer(events, lease, members, sender, (id, d) => router.handle(id, d), testLogger('sequencer'), {
+    const sequencer = new Sequencer(events, lease, members, sender, (id, d, arrived) => router.handle(id, d, arrived), testLogger('sequencer'), {
       ackWaitMs: TIMEOUT_MS + 5_000,
       batch: 16,
       claimEveryMs: 60_000,

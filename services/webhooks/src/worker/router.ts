@@ -72,8 +72,11 @@ export class Router {
    * forwards one again when its answer is late) is answered with it, taking no place in the lane. When events pile
    * up to `maxPerInstance`, the attempt ahead of them is handed off now: the lane then records them quickly, in order.
    * Nothing is handed back to JetStream for a full lane (the instance's later events would have overtaken it).
+   * `arrived`: the first of the instance's events this replica works on since the instance came to it (the sequencer
+   * tells); then what it holds in memory of an earlier handover is checked against the instance's marker. Absent
+   * (a caller that cannot tell) counts as arrived: one read more, never an event sent before a handed-over one.
    */
-  handle(instanceId: string, delivery: StoreDelivery): void {
+  handle(instanceId: string, delivery: StoreDelivery, arrived = true): void {
     const key = `${delivery.commit.stream}#${delivery.commit.sequence}`;
     const copies = this.inLane.get(key);
     if (copies) return void copies.push(delivery);
@@ -92,7 +95,7 @@ export class Router {
       nak: (delayMs?: number) => settle((d) => d.nak(delayMs)),
       inProgress: () => delivery.inProgress(),
     };
-    this.lanes.push(instanceId, () => this.route(instanceId, withCopies));
+    this.lanes.push(instanceId, () => this.route(instanceId, withCopies, arrived));
   }
 
   /**
@@ -114,7 +117,9 @@ export class Router {
     while (this.late.size > 0) await Promise.all([...this.late]);
   }
 
-  private async route(instanceId: string, delivery: StoreDelivery): Promise<void> {
+  private async route(instanceId: string, delivery: StoreDelivery, arrived: boolean): Promise<void> {
+    // In the lane, so in event order: its earlier events were worked on elsewhere (or before a restart).
+    if (arrived) this.slow.arrived(instanceId);
     try {
       const webhooks = webhookEventsOf(delivery.commit);
       if (webhooks.length === 0) return delivery.ack();
@@ -154,13 +159,14 @@ export class Router {
     try {
       const result = await firstAttempt(this.deps, instanceId, webhook, url, target, handoff.handoff);
       if (result.kind === 'done') return;
-      this.slow.handedOff(instanceId, handoff.handoff.until, result.stream, result.version);
       const late = result.late
         .catch((error: unknown) =>
           this.logger.warn({ err: error, instanceId, deliveryId: webhook.id }, 'recording a handed-off attempt failed; the deliverer makes it again'),
         )
         .finally(() => this.late.delete(late));
       this.late.add(late);
+      // Stored before the event is acked (so before the instance can move): its next owner reads it there.
+      await this.slow.handedOff(instanceId, handoff.handoff.until, result.stream, result.version);
     } finally {
       handoff.clear();
     }
