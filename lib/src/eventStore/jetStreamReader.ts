@@ -58,30 +58,42 @@ const batchDirectReader =
  * flow control and its messages carry only their stored headers, where a batch direct get answers every message
  * with five headers of its own to parse: 100,000 one-event commits read 65-84k/s this way against 22-43k/s by
  * batch direct gets of 1,000 (same process and machine, 2026-11-23). Breaking off stops the consumer. A consumer that
- * delivers nothing for READ_TIMEOUT_MS is replaced once, from the next sequence (on a 3-node cluster under load one
- * stayed silent for good: a CI run's contract test waited 10-20 s for a single message); a second silence fails the
- * read as unavailable.
+ * delivers nothing for `silenceMs` (READ_TIMEOUT_MS) is replaced once, from the next sequence (on a 3-node cluster
+ * under load one stayed silent for good: a CI run's contract test waited 10-20 s for a single message); a second
+ * silence fails the read as unavailable. Only time spent waiting on the server counts: while the generator is
+ * suspended at a yield, its reader holds the commit (an export to a slow or paused HTTP client, a webhook replay
+ * waiting on a slow endpoint), and however long that takes, the consumer has not failed to deliver.
  */
-export async function* orderedScan(nats: NatsHandle, streamName: string, filter: string, from: number, end: number): AsyncGenerator<ReadMessage> {
+export async function* orderedScan(
+  nats: NatsHandle,
+  streamName: string,
+  filter: string,
+  from: number,
+  end: number,
+  silenceMs = READ_TIMEOUT_MS,
+): AsyncGenerator<ReadMessage> {
   let next = from;
   for (let attempt = 1; ; attempt++) {
     const consumer = await nats.js.consumers.get(streamName, { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
     const messages = await consumer.consume({ max_messages: READ_BATCH });
-    let idle = false;
+    // A tick only counts while the scan waits for the server; two counted ticks in a row (silenceMs to twice
+    // that without a message) are a silent consumer. One flag per message, no timer per message (65k+/s).
+    let waiting = true;
+    let quietTicks = 0;
     let silent = false;
     const watchdog = setInterval(() => {
-      if (idle) {
-        silent = true;
-        messages.stop();
-      }
-      idle = true;
-    }, READ_TIMEOUT_MS);
+      if (!waiting || ++quietTicks < 2) return;
+      silent = true;
+      messages.stop();
+    }, silenceMs);
     try {
       for await (const m of messages) {
-        idle = false;
+        waiting = false;
+        quietTicks = 0;
         yield fromConsumed(m);
         if (m.seq >= end) return;
         next = m.seq + 1;
+        waiting = true;
       }
     } finally {
       clearInterval(watchdog);
@@ -93,15 +105,15 @@ export async function* orderedScan(nats: NatsHandle, streamName: string, filter:
 
 /** An ordered consumer per read: the path for servers older than 2.11 (no batch direct get). */
 const orderedConsumerReader =
-  (nats: NatsHandle, streamName: string): RangeReader =>
+  (nats: NatsHandle, streamName: string, silenceMs: number): RangeReader =>
   async (filter, from, end, limit, decode) => {
     const commits: Commit[] = [];
-    for await (const m of orderedScan(nats, streamName, filter, from, end)) {
+    for await (const m of orderedScan(nats, streamName, filter, from, end, silenceMs)) {
       commits.push(decode(m));
       if (commits.length >= limit) break;
     }
     return commits;
   };
 
-export const rangeReaderFor = (nats: NatsHandle, streamName: string): RangeReader =>
-  compareVersions(nats.serverVersion, '2.11.0') >= 0 ? batchDirectReader(nats, streamName) : orderedConsumerReader(nats, streamName);
+export const rangeReaderFor = (nats: NatsHandle, streamName: string, silenceMs = READ_TIMEOUT_MS): RangeReader =>
+  compareVersions(nats.serverVersion, '2.11.0') >= 0 ? batchDirectReader(nats, streamName) : orderedConsumerReader(nats, streamName, silenceMs);

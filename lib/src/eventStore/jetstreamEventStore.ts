@@ -56,6 +56,8 @@ export interface JetStreamEventStoreOptions {
    * down). Absent: kept like any commit.
    */
   scheduledCommitTtlMs?: number;
+  /** How long a scan's consumer may deliver nothing while the scan waits on it (default 10 s; shorter in tests). */
+  scanSilenceMs?: number;
 }
 
 /** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
@@ -89,6 +91,7 @@ export class JetStreamEventStore implements EventStore {
   private readonly readRange: RangeReader;
   private readonly logger: Logger | undefined;
   private readonly scheduledCommitTtlMs: number | undefined;
+  private readonly scanSilenceMs: number | undefined;
   /** Set at `open` from the stream as the server keeps it. */
   schedules = false;
 
@@ -98,11 +101,12 @@ export class JetStreamEventStore implements EventStore {
   ) {
     this.logger = options.logger;
     this.scheduledCommitTtlMs = options.scheduledCommitTtlMs;
+    this.scanSilenceMs = options.scanSilenceMs;
     this.streamName = options.streamName ?? STREAMS.events.name;
     this.prefix = options.subjectPrefix ?? STREAMS.events.subjectPrefix;
     this.schedulePrefix = `${this.prefix}_schedule`;
     this.publisher = new JetStreamPublisher(nats.nc, nats.timeoutMs);
-    this.readRange = rangeReaderFor(nats, this.streamName);
+    this.readRange = rangeReaderFor(nats, this.streamName, this.scanSilenceMs);
     nats.onDisconnect(() => this.publisher.abandonAll());
   }
 
@@ -236,7 +240,7 @@ export class JetStreamEventStore implements EventStore {
     const end = await this.version(pattern);
     if (end < from) return;
     try {
-      for await (const m of orderedScan(this.nats, this.streamName, this.subject(pattern), from, end)) {
+      for await (const m of orderedScan(this.nats, this.streamName, this.subject(pattern), from, end, this.scanSilenceMs)) {
         yield decodeCommit(this.streamOf(m.subject), m.seq, m.commandId, m.data);
       }
     } catch (error) {

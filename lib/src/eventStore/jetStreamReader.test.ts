@@ -1,0 +1,82 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import type { NatsHandle } from '../nats';
+import { orderedScan } from './jetStreamReader';
+
+// orderedScan's watchdog against a scripted consumer: what counts as the server's silence, and what is done about it.
+
+const SILENCE_MS = 40;
+const END = 5;
+
+const message = (seq: number): JsMsg => ({ subject: `events.S${seq}.message`, seq, headers: undefined, string: () => '{}' }) as unknown as JsMsg;
+
+/** A consumer's messages: those it delivers, then nothing until it is stopped (a silent consumer). */
+const messages = (seqs: number[]): AsyncIterable<JsMsg> & { stop(): void } => {
+  let stopped = false;
+  let wake: () => void = () => undefined;
+  const stop = new Promise<void>((resolve) => (wake = resolve));
+  return {
+    stop: () => {
+      stopped = true;
+      wake();
+    },
+    async *[Symbol.asyncIterator]() {
+      for (const seq of seqs) {
+        if (stopped) return;
+        yield message(seq);
+      }
+      await stop;
+    },
+  };
+};
+
+/**
+ * A handle whose n-th consumer delivers the sequences from where it starts up to `delivers[n]` (then stays silent),
+ * and that records where each consumer started.
+ */
+const scriptedNats = (delivers: number[]): { nats: NatsHandle; starts: number[] } => {
+  const starts: number[] = [];
+  const get = async (_stream: string, options: { opt_start_seq: number }) => {
+    const from = options.opt_start_seq;
+    const upTo = delivers[starts.length] ?? 0;
+    starts.push(from);
+    const seqs = Array.from({ length: Math.max(0, upTo - from + 1) }, (_, i) => from + i);
+    return { consume: async () => messages(seqs) };
+  };
+  return { nats: { js: { consumers: { get } } } as unknown as NatsHandle, starts };
+};
+
+const read = async (nats: NatsHandle, holdMs = 0): Promise<{ seqs: number[]; error: unknown }> => {
+  const seqs: number[] = [];
+  try {
+    for await (const m of orderedScan(nats, 'EVENTS', 'events.>', 1, END, SILENCE_MS)) {
+      seqs.push(m.seq);
+      if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
+    }
+    return { seqs, error: null };
+  } catch (error) {
+    return { seqs, error };
+  }
+};
+
+describe('orderedScan', () => {
+  it('reads every message to a reader that holds each one far longer than the silence limit, on one consumer', async () => {
+    const { nats, starts } = scriptedNats([END]);
+    // A slow export client or a webhook endpoint taking its time: the consumer has not failed to deliver.
+    expect(await read(nats, SILENCE_MS * 4)).toEqual({ seqs: [1, 2, 3, 4, 5], error: null });
+    expect(starts).toEqual([1]);
+  });
+
+  it('replaces a consumer that goes silent once, from the next sequence, and reads on', async () => {
+    const { nats, starts } = scriptedNats([2, END]);
+    expect(await read(nats)).toEqual({ seqs: [1, 2, 3, 4, 5], error: null });
+    expect(starts).toEqual([1, 3]);
+  });
+
+  it('fails the read as unavailable when the consumer replacing a silent one is silent too', async () => {
+    const { nats, starts } = scriptedNats([2, 3]);
+    const { seqs, error } = await read(nats);
+    expect(seqs).toEqual([1, 2, 3]);
+    expect(error).toMatchObject({ code: 'event_store_unavailable' });
+    expect(starts).toEqual([1, 3]);
+  });
+});
