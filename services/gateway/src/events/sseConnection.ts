@@ -84,11 +84,18 @@ export const serveSse = (
   });
   call.on('end', () => finish(sseEnd('The events stream ended (a service restarted); reconnect with Last-Event-ID', 'stream_ended')));
   res.on('close', () => finish());
+  const stream = { done, end: (reason: string, code = 'server_shutdown') => finish(sseEnd(reason, code)) };
 
   openStreams.inc();
+  // A reader gone while the call was opening closed the response before anyone listened for its 'close': the
+  // call, its feed and the timers would otherwise stay until the token expired.
+  if (res.destroyed) {
+    finish();
+    return stream;
+  }
   res.writeHead(200, SSE_HEADERS);
   res.write(sseRetry(RETRY_MS));
   res.write(sseComment('connected'));
   call.resume();
-  return { done, end: (reason, code = 'server_shutdown') => finish(sseEnd(reason, code)) };
+  return stream;
 };

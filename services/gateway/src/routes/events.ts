@@ -15,6 +15,8 @@ with a last \`event: end\` whose data is \`{ error, code }\` (\`slow_reader\`, \
 reconnect with Last-Event-ID. 400 \`invalid_types\` for an unknown type, \`invalid_last_event_id\` for an id that is
 not one (or lies past the end of the log); 404 for an unknown or another account's instance.`;
 
+const SHUTTING_DOWN = 'The gateway is shutting down; reconnect with Last-Event-ID';
+
 /** How often an open stream checks its token (revoked, expired): a stream ends within this of either. */
 const CREDENTIAL_CHECK_MS = 1_000;
 
@@ -24,9 +26,11 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
   { webhooks, sse, revocations },
 ) => {
   const open = new Set<{ end(reason: string): void }>();
+  let closing = false;
   // Open streams would keep the server from closing; they end first, and their readers reconnect elsewhere.
   app.addHook('preClose', async () => {
-    for (const stream of open) stream.end('The gateway is shutting down; reconnect with Last-Event-ID');
+    closing = true;
+    for (const stream of open) stream.end(SHUTTING_DOWN);
   });
 
   app.get(
@@ -59,18 +63,27 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
     async (request, reply) => {
       // An instance token's stream is its instance's, named or not ('' would be the whole account's).
       const { instance_id: instanceId = request.credential?.instanceId ?? '', types = '' } = request.query;
-      const call = await openLiveCall(webhooks.streamEvents, {
-        account: request.account,
-        instanceId,
-        types: types
-          .split(',')
-          .map((t) => t.trim())
-          .filter((t) => t.length > 0),
-        lastEventId: request.headers['last-event-id'] ?? '',
-      });
+      // A reader that goes away while the call opens (until the webhooks service's `ready`) cancels it there.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const call = await openLiveCall(
+        webhooks.streamEvents,
+        {
+          account: request.account,
+          instanceId,
+          types: types
+            .split(',')
+            .map((t) => t.trim())
+            .filter((t) => t.length > 0),
+          lastEventId: request.headers['last-event-id'] ?? '',
+        },
+        gone.signal,
+      );
       reply.hijack();
       const stream = serveSse(reply.raw, call, sse, request.log);
       open.add(stream);
+      // A shutdown that began while this call opened ended the streams there were then, not this one.
+      if (closing) stream.end(SHUTTING_DOWN);
       // The credential was checked when the stream opened; it must hold for as long as the stream does.
       const credential = request.credential;
       const watch = setInterval(() => {
