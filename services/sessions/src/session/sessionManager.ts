@@ -178,7 +178,14 @@ export class SessionManager {
     try {
       session.resets = await this.facts.resetsOf(instanceId);
       this.facts.connection(instanceId, { type: 'connecting' }, session.resets, now());
-      session.connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
+      const connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
+      if (this.sessions.get(instanceId) !== session) {
+        // Stopped while it was being opened (lease lost, reset, replaced by another start): no one else would close it.
+        await connection.close();
+        wake(session);
+        return session;
+      }
+      session.connection = connection;
       return session;
     } catch (error) {
       if (this.sessions.get(instanceId) === session) this.sessions.delete(instanceId);

@@ -1,0 +1,225 @@
+import { InMemoryEventStore, instanceEvent, instanceStream, type InstanceEvent } from '@wagw/lib';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import { MemoryTextBucket } from '../connector/baileys/textBucket';
+import type { Connection, ConnectionEvent, Connector } from '../connector/port';
+import { InboundRefStore } from '../inbound/inboundRefs';
+import { InstanceRegistry } from '../registry/instanceRegistry';
+import { FactWriter } from './factWriter';
+import { SessionManager, type Leases } from './sessionManager';
+
+// Application tests of the session manager's connection lifecycle when requests meet: a reconnect, a reset, a lost
+// lease or a get_qrcode while a connection is still being opened or logged out. The real manager, fact writer and
+// registry on an in-memory store; a connector that behaves as the Baileys one does where it matters (one open
+// connection per instance, which purge closes; opening and logging out take a while, held here by gates).
+
+const NUMBER = '4915112345678';
+
+interface Opened {
+  closed: boolean;
+  qr: string;
+}
+
+/** Holds calls until the test lets them go. */
+class Gate {
+  held = false;
+  private waiting: Array<() => void> = [];
+
+  get count(): number {
+    return this.waiting.length;
+  }
+
+  pass(): Promise<void> {
+    if (!this.held) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  open(): void {
+    this.held = false;
+    this.waiting.splice(0).forEach((go) => go());
+  }
+}
+
+class LikeBaileys implements Connector {
+  readonly name = 'like-baileys';
+  readonly opened: Opened[] = [];
+  /** connect() waits here before it opens (reading the credentials takes a moment). */
+  readonly connecting = new Gate();
+  /** logout() waits here once its connection is closed (WhatsApp's answer, the wipe). */
+  readonly loggingOut = new Gate();
+  /** connect() throws: the platform cannot be reached. */
+  unreachable = false;
+  private readonly open = new Map<string, Opened>();
+  private n = 0;
+
+  async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
+    await this.connecting.pass();
+    if (this.unreachable) throw new Error('the platform cannot be reached');
+    const conn: Opened = { closed: false, qr: `qr-${++this.n}` };
+    this.opened.push(conn);
+    this.open.set(instanceId, conn);
+    setImmediate(() => {
+      if (!conn.closed) onEvent({ type: 'qr', qr: conn.qr });
+    });
+    const close = async (): Promise<void> => {
+      conn.closed = true;
+      if (this.open.get(instanceId) === conn) this.open.delete(instanceId);
+    };
+    const none = async (): Promise<never> => Promise.reject(new Error('not scripted'));
+    return {
+      send: none,
+      requestPairingCode: none,
+      checkNumbers: none,
+      listGroups: none,
+      setTyping: none,
+      markRead: none,
+      logout: async () => {
+        await close();
+        await this.loggingOut.pass();
+      },
+      close,
+    };
+  }
+
+  live(): Opened[] {
+    return this.opened.filter((c) => !c.closed);
+  }
+
+  async purge(instanceId: string): Promise<void> {
+    const conn = this.open.get(instanceId);
+    if (conn) conn.closed = true;
+    this.open.delete(instanceId);
+  }
+
+  downloadMedia = async (): Promise<never> => Promise.reject(new Error('not scripted'));
+  forgetContent = async (): Promise<void> => undefined;
+}
+
+describe('SessionManager: connections opened, stopped and reset at once (application, in-memory store)', () => {
+  let store: InMemoryEventStore;
+  let registry: InstanceRegistry;
+  let connector: LikeBaileys;
+  let sessions: SessionManager;
+  let lost: (key: string) => void = () => undefined;
+  /** Whether this replica holds the instance's lease (the only replica: free otherwise). */
+  let held = false;
+  let n = 0;
+  let id = '';
+
+  const leases: Leases = {
+    acquire: async () => {
+      held = true;
+      return true;
+    },
+    release: async () => {
+      held = false;
+    },
+    owns: () => held,
+    isFree: () => !held,
+    onLost: (listener) => {
+      lost = listener;
+    },
+    onFreed: () => undefined,
+    stop: async () => {
+      held = false;
+    },
+  };
+
+  beforeEach(async () => {
+    store = new InMemoryEventStore();
+    registry = new InstanceRegistry(store, testLogger());
+    registry.start();
+    connector = new LikeBaileys();
+    sessions = new SessionManager(
+      connector,
+      new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
+      registry,
+      leases,
+      testLogger(),
+      undefined,
+      () => 0,
+    );
+    id = `LIFE${++n}`;
+  });
+  afterEach(async () => {
+    connector.connecting.open();
+    connector.loggingOut.open();
+    await sessions.closeAll();
+    await registry.stop();
+  });
+
+  const append = (events: InstanceEvent[]): Promise<unknown> =>
+    store.append(instanceStream(id), events, { expectedVersion: 'any', commandId: `c-${id}-${events[0]!.type}` });
+  const created = async (): Promise<void> => {
+    await append([instanceEvent('InstanceCreated', new Date().toISOString(), { instance_id: id, account: 'acme' })]);
+    await registry.reach(id, 5_000);
+  };
+  const linked = async (): Promise<void> => {
+    await created();
+    await append([
+      instanceEvent('InstanceLinked', new Date().toISOString(), { number: NUMBER }),
+      instanceEvent('InstanceConnected', new Date().toISOString(), {}),
+    ]);
+    await eventually(
+      async () => registry.get(id)?.linkedNumber,
+      (number) => number === NUMBER,
+    );
+  };
+  const reset = (): Promise<unknown> => append([instanceEvent('InstanceReset', new Date().toISOString(), {})]);
+  /** The owner router takes the free lease before it calls in (`OwnerRouter`). */
+  const routed = async <T>(call: () => Promise<T>): Promise<T> => {
+    await leases.acquire(id);
+    return call();
+  };
+  /** A reconnect whose connect() is held at its gate (wrapped: an async function returning a promise would await it). */
+  const reconnectHeld = async (): Promise<{ reconnecting: Promise<void> }> => {
+    connector.connecting.held = true;
+    const waiting = connector.connecting.count;
+    const reconnecting = routed(() => sessions.reconnect(id));
+    await eventually(
+      async () => connector.connecting.count,
+      (count) => count === waiting + 1,
+    );
+    return { reconnecting };
+  };
+  const settled = async (work: Promise<unknown>): Promise<void> => {
+    await work.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
+  describe('a connection stopped while it is being opened', () => {
+    beforeEach(linked);
+
+    it('is closed once it opens when the lease was lost meanwhile (another replica runs the instance)', async () => {
+      const { reconnecting } = await reconnectHeld();
+      held = false;
+      lost(id);
+      connector.connecting.open();
+      await settled(reconnecting);
+      expect(sessions.size).toBe(0);
+      expect(connector.live()).toEqual([]);
+    });
+
+    it('is closed once it opens when the instance was reset meanwhile', async () => {
+      const { reconnecting } = await reconnectHeld();
+      await reset();
+      await eventually(
+        async () => held,
+        (h) => !h,
+      );
+      connector.connecting.open();
+      await settled(reconnecting);
+      expect(connector.live()).toEqual([]);
+      expect(sessions.size).toBe(0);
+    });
+
+    it('leaves one connection running after two reconnects asked at once', async () => {
+      const { reconnecting: first } = await reconnectHeld();
+      const { reconnecting: second } = await reconnectHeld();
+      connector.connecting.open();
+      await Promise.all([first, second]);
+      expect(connector.live()).toHaveLength(1);
+      expect(sessions.size).toBe(1);
+    });
+  });
+});
