@@ -257,6 +257,30 @@ describe('sessions over HTTP with the sandbox connector', () => {
     expect(status.body.state).toBe('connected');
   });
 
+  it('connects a linked instance again once the platform is back, after a reconnect asked while it could not be reached', async () => {
+    const id = await linkedInstance('/reconnect-outage');
+    sandbox().cutNetwork(id);
+    await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state !== 'connected',
+    );
+    const r = await stack.call(`/v1/reconnect?instance_id=${id}`);
+    expect(r.status).not.toBe(200);
+    sandbox().restoreNetwork(id);
+    // Nothing asked again: the claim sweep (every 0.5 s here) takes the instance, as its lease was given up.
+    const status = await eventually(
+      () => stack.call(`/v1/status?instance_id=${id}`),
+      (s) => s.body.state === 'connected',
+    );
+    expect(status.body.state).toBe('connected');
+    expect((await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=text&message=after`)).status).toBe(200);
+    const sent = await eventually(
+      async () => sandbox().sent(id),
+      (s) => s.length === 1,
+    );
+    expect(sent.map((m) => m.text)).toEqual(['after']);
+  });
+
   describe('bad input', () => {
     let id: string;
     beforeAll(async () => {

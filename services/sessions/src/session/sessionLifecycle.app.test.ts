@@ -222,4 +222,30 @@ describe('SessionManager: connections opened, stopped and reset at once (applica
       expect(sessions.size).toBe(1);
     });
   });
+
+  describe('the lease of an instance nothing runs for', () => {
+    it('is given up when a reconnect fails to connect, so the claim sweep connects the instance once the platform is back', async () => {
+      await linked();
+      await routed(() => sessions.reconnect(id));
+      connector.unreachable = true;
+      await expect(routed(() => sessions.reconnect(id))).rejects.toThrow('the platform cannot be reached');
+      expect(held).toBe(false);
+      connector.unreachable = false;
+      sessions.startClaiming(20);
+      expect(
+        await eventually(
+          async () => connector.live().length,
+          (count) => count === 1,
+        ),
+      ).toBe(1);
+      expect(held).toBe(true);
+    });
+
+    it('is given up when get_qrcode cannot open a connection', async () => {
+      await created();
+      connector.unreachable = true;
+      await expect(routed(() => sessions.getQr(id, 1_000))).rejects.toThrow('the platform cannot be reached');
+      expect(held).toBe(false);
+    });
+  });
 });

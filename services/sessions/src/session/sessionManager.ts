@@ -156,10 +156,10 @@ export class SessionManager {
     try {
       if (!(await this.ownership.acquire(instanceId))) return;
       this.logger.info({ instanceId }, 'taking over a linked instance');
+      // A failed start gives the lease up itself.
       await this.start(instanceId);
     } catch (error) {
       this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; the next sweep retries');
-      await this.ownership.release(instanceId);
     }
   }
 
@@ -172,6 +172,12 @@ export class SessionManager {
     if (!this.sessions.has(session.instanceId)) await this.ownership.release(session.instanceId);
   }
 
+  /** Gives the lease up when nothing here needs it: no connection runs. */
+  private async releaseIfIdle(instanceId: string): Promise<void> {
+    if (!this.sessions.has(instanceId)) await this.ownership.release(instanceId);
+  }
+
+  /** Starts a connection; the caller holds the lease, which a failed start gives up (the claim sweep tries again). */
   private async start(instanceId: string): Promise<Session> {
     const session = newSession(instanceId);
     this.sessions.set(instanceId, session);
@@ -190,6 +196,7 @@ export class SessionManager {
     } catch (error) {
       if (this.sessions.get(instanceId) === session) this.sessions.delete(instanceId);
       wake(session);
+      await this.releaseIfIdle(instanceId);
       throw error;
     }
   }
@@ -273,9 +280,9 @@ export class SessionManager {
     session.reconnectTimer = setTimeout(() => {
       if (this.sessions.get(session.instanceId) !== session || !this.ownership.owns(session.instanceId)) return;
       this.sessions.delete(session.instanceId);
+      // A failed start gives the lease up itself.
       this.start(session.instanceId).catch((error: unknown) => {
         this.logger.warn({ err: error, instanceId: session.instanceId }, 'reconnect failed; the next sweep retries');
-        void this.ownership.release(session.instanceId);
       });
     }, delay);
     session.reconnectTimer.unref();
