@@ -247,5 +247,19 @@ describe('SessionManager: connections opened, stopped and reset at once (applica
       await expect(routed(() => sessions.getQr(id, 1_000))).rejects.toThrow('the platform cannot be reached');
       expect(held).toBe(false);
     });
+
+    it('is given up when a reconnect is refused as the instance is not linked (never linked, or reset)', async () => {
+      await created();
+      await expect(routed(() => sessions.reconnect(id))).rejects.toMatchObject({ code: 'not_linked' });
+      expect(held).toBe(false);
+    });
+
+    it('is kept when a reconnect is refused while a QR code is being shown', async () => {
+      await created();
+      await routed(() => sessions.getQr(id, 1_000));
+      await expect(routed(() => sessions.reconnect(id))).rejects.toMatchObject({ code: 'not_linked' });
+      expect(held).toBe(true);
+      expect(connector.live()).toHaveLength(1);
+    });
   });
 });

@@ -116,7 +116,11 @@ export class SessionManager {
 
   /** Restarts the connection of a linked instance. */
   async reconnect(instanceId: string): Promise<void> {
-    if (!this.registry.get(instanceId)?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    if (!this.registry.get(instanceId)?.linkedNumber) {
+      // The owner router took the free lease for this call: with nothing to run, it would be renewed for good.
+      await this.releaseIfIdle(instanceId);
+      throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    }
     await this.stop(instanceId);
     await this.start(instanceId);
   }
