@@ -223,6 +223,29 @@ describe('SessionManager: connections opened, stopped and reset at once (applica
     });
   });
 
+  describe('get_qrcode right after reset_instance (linking the instance again)', () => {
+    beforeEach(linked);
+
+    it('shows a QR code of a connection that stays open, under the lease, once the reset has logged out', async () => {
+      await routed(() => sessions.reconnect(id));
+      connector.loggingOut.held = true;
+      await reset();
+      await eventually(
+        async () => connector.loggingOut.count,
+        (count) => count === 1,
+      );
+      // The user asks for the QR code while the reset is still logging the device out.
+      const asked = routed(() => sessions.getQr(id, 2_000));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      connector.loggingOut.open();
+      const first = await asked;
+      const again = await routed(() => sessions.getQr(id, 1_000));
+      expect(again).toBe(first);
+      expect(connector.live().map((c) => c.qr)).toEqual([first]);
+      expect(held).toBe(true);
+    });
+  });
+
   describe('the lease of an instance nothing runs for', () => {
     it('is given up when a reconnect fails to connect, so the claim sweep connects the instance once the platform is back', async () => {
       await linked();

@@ -2,6 +2,7 @@ import { conflict, unavailable, type Logger, type Ownership } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
+import { InstanceResets } from './instanceResets';
 import { connectionFactOf } from './platformFacts';
 import { alreadyConnected, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
@@ -33,6 +34,7 @@ export class SessionManager {
   private claimTimer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> = Promise.resolve();
   private readonly restrictions: SendRestrictions;
+  private readonly resets: InstanceResets;
 
   /** `facts` records what the platform reports: in order per instance, retried while NATS is unavailable. */
   constructor(
@@ -45,6 +47,7 @@ export class SessionManager {
     private readonly random: () => number = Math.random,
   ) {
     this.restrictions = new SendRestrictions(facts, registry, logger, options.restrictedPauseMs);
+    this.resets = new InstanceResets(ownership, logger, (instanceId) => this.wipe(instanceId));
     registry.onReset((instanceId) => {
       this.restrictions.forget(instanceId);
       void this.reset(instanceId);
@@ -127,20 +130,11 @@ export class SessionManager {
 
   /**
    * reset_instance: logs the device out where linked, wipes its stored credentials, forgets the session. Done by
-   * the replica holding the lease, or by whichever takes the free lease first (every replica sees the reset).
+   * the replica holding the lease, or by whichever takes the free lease first (every replica sees the reset; see
+   * `InstanceResets`).
    */
-  async reset(instanceId: string): Promise<void> {
-    try {
-      if (!(await this.ownership.acquire(instanceId))) return;
-      const session = this.sessions.get(instanceId);
-      this.sessions.delete(instanceId);
-      if (session?.reconnectTimer) clearTimeout(session.reconnectTimer);
-      await session?.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
-      await this.connector.purge(instanceId);
-      await this.ownership.release(instanceId);
-    } catch (error) {
-      this.logger.error({ err: error, instanceId }, 'resetting the session failed');
-    }
+  reset(instanceId: string): Promise<void> {
+    return this.resets.request(instanceId);
   }
 
   /** Closes every connection (keeping the links) and gives the leases up, so other replicas take over at once. */
@@ -176,16 +170,26 @@ export class SessionManager {
     if (!this.sessions.has(session.instanceId)) await this.ownership.release(session.instanceId);
   }
 
-  /** Gives the lease up when nothing here needs it: no connection runs. */
+  /** Logs out the instance's connection here, if any, and wipes its stored credentials (a reset). */
+  private async wipe(instanceId: string): Promise<void> {
+    const session = this.sessions.get(instanceId);
+    this.sessions.delete(instanceId);
+    if (session?.reconnectTimer) clearTimeout(session.reconnectTimer);
+    await session?.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
+    await this.connector.purge(instanceId);
+  }
+
+  /** Gives the lease up when nothing here needs it: no connection runs, no reset is under way (it releases its own). */
   private async releaseIfIdle(instanceId: string): Promise<void> {
-    if (!this.sessions.has(instanceId)) await this.ownership.release(instanceId);
+    if (!this.sessions.has(instanceId) && !this.resets.busy(instanceId)) await this.ownership.release(instanceId);
   }
 
   /** Starts a connection; the caller holds the lease, which a failed start gives up (the claim sweep tries again). */
   private async start(instanceId: string): Promise<Session> {
     const session = newSession(instanceId);
-    this.sessions.set(instanceId, session);
     try {
+      await this.resets.settle(instanceId);
+      this.sessions.set(instanceId, session);
       session.resets = await this.facts.resetsOf(instanceId);
       this.facts.connection(instanceId, { type: 'connecting' }, session.resets, now());
       const connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
