@@ -6,6 +6,7 @@ import { startSessionsProcess, type SessionsProcess } from '../harness/sessionsP
 import { testLogger } from '../harness/logger';
 import { eventually, sleep } from '../harness/wait';
 import { retriedSend } from '../harness/retriedSend';
+import { linkInSandbox } from '../harness/sandboxLink';
 
 /**
  * Two sessions replicas in processes of their own (plus the stack's in-process one), production lease timings.
@@ -119,4 +120,65 @@ describe('sessions failover (SIGKILL of the owning replica)', () => {
     const status = await stack.call(`/v1/status?instance_id=${id}`);
     expect(status.body.state).toBe('connected');
   }, 90_000);
+});
+
+/**
+ * reset_instance right after the replica running the instance died (SIGKILL), its lease not run out yet: the live
+ * replicas cannot log the device out, but once the lease has run out one wipes the link. Leases of 3 s here (renewed
+ * every 0.75 s, swept every 0.3 s), so the test waits seconds, not the production 10 s.
+ */
+describe('sessions failover: reset while the owning replica is dead', () => {
+  const leaseTimings = { leaseTtlMs: 3_000, leaseRenewMs: 750, claimEveryMs: 300 };
+  let stack: TestStack;
+  let replicas: SessionsProcess[] = [];
+  let nats: NatsHandle;
+  let leases: LeaseStore;
+  let ledger: KvSandboxLedger;
+
+  beforeAll(async () => {
+    stack = await startStack({}, true, leaseTimings, {
+      sessionsTarget: async (natsUrl) => {
+        const env = {
+          SEND_PACING_MS: '0',
+          TYPING_MS_PER_CHAR: '0',
+          LEASE_TTL_MS: String(leaseTimings.leaseTtlMs),
+          LEASE_RENEW_MS: String(leaseTimings.leaseRenewMs),
+          LEASE_CLAIM_EVERY_MS: String(leaseTimings.claimEveryMs),
+        };
+        replicas = await Promise.all(['replica-c', 'replica-d'].map((id) => startSessionsProcess(natsUrl, id, env)));
+        return `ipv4:${replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(',')}`;
+      },
+    });
+    nats = await connectNats({ url: stack.nats.url, name: 'reset-failover-test', logger: testLogger('reset-failover-test') });
+    leases = await LeaseStore.open(nats, BUCKETS.sessionLeases);
+    ledger = await KvSandboxLedger.open(nats);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.crash()));
+    await nats.close();
+    await stack.close();
+  });
+
+  it('wipes the link once the dead replica lease has run out: get_qrcode shows a QR code, not the old phone connected', async () => {
+    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+    await linkInSandbox(stack, id, '4915112345678');
+    const lease = await leases.read(id);
+    const holder = replicas.find((r) => r.replicaId === lease?.owner);
+    expect(holder).toBeDefined();
+    await holder!.crash();
+
+    expect((await stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    await eventually(
+      () => ledger.linkOf(id),
+      (number) => number === null,
+      10_000,
+      100,
+    );
+    expect(await ledger.linkOf(id)).toBeNull();
+    const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+    expect([qr.status, qr.body.code ?? null]).toEqual([200, null]);
+    const status = await stack.call(`/v1/status?instance_id=${id}`);
+    expect(status.body).toMatchObject({ state: 'qr', linked_number: null });
+  }, 60_000);
 });

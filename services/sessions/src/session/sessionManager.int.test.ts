@@ -46,13 +46,20 @@ describe('session manager (real nats-server, sandbox platform)', () => {
     await nats.close();
     await server.dispose();
   });
-  /** One sessions replica as the service wires it; a lease renewed less often than its TTL can be lost. */
-  const wire = async (renewEveryMs = 1_000): Promise<void> => {
+  /**
+   * One sessions replica as the service wires it; a lease renewed less often than its TTL can be lost. A replica
+   * replacing one that died shares its leases and platform (which keeps the links, as WhatsApp does).
+   */
+  const wire = async (renewEveryMs = 1_000, after?: { bucket: string; platform: SandboxPlatform }): Promise<void> => {
     registry = new InstanceRegistry(store, testLogger());
     registry.start();
-    ownership = new Ownership(await LeaseStore.open(nats, `test_leases_${++n}`), { replicaId: 'r1', ttlMs: 5_000, renewEveryMs }, testLogger());
+    ownership = new Ownership(
+      await LeaseStore.open(nats, after?.bucket ?? `test_leases_${++n}`),
+      { replicaId: 'r1', ttlMs: 5_000, renewEveryMs },
+      testLogger(),
+    );
     await ownership.start();
-    platform = new SandboxPlatform({ qrIntervalMs: 60_000, sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15 });
+    platform = after?.platform ?? new SandboxPlatform({ qrIntervalMs: 60_000, sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15 });
     sessions = new SessionManager(
       platform,
       new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
@@ -153,5 +160,55 @@ describe('session manager (real nats-server, sandbox platform)', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  describe('a reset made while the replica holding the instance was dead (its lease not run out yet)', () => {
+    /** A linked instance whose replica died (its lease, 1.5 s here, renewed no more), reset then; this replica runs. */
+    const resetWhileHolderDead = async (): Promise<string> => {
+      await wire();
+      const id = await create();
+      expect(await ownership.acquire(id)).toBe(true);
+      await sessions.getQr(id, 5_000);
+      await platform.scan(id, NUMBER);
+      await eventually(
+        () => instance(id),
+        (s) => s.lifecycle === 'connected',
+      );
+      await sessions.closeAll();
+      await registry.stop();
+      const bucket = `test_leases_${n}`;
+      await (await LeaseStore.open(nats, bucket)).tryAcquire(id, 'dead-replica', 1_500);
+      await wire(1_000, { bucket, platform });
+      await store.append(instanceStream(id), [instanceEvent('InstanceReset', NOW(), {})], { expectedVersion: 'any', commandId: `r-${id}` });
+      await registry.reach(id, 5_000);
+      return id;
+    };
+
+    it('wipes the link once the lease has run out, nothing asked', async () => {
+      const id = await resetWhileHolderDead();
+      sessions.startClaiming(100);
+      expect(await platform.linkedNumber(id)).toBe(NUMBER);
+      expect(
+        await eventually(
+          () => platform.linkedNumber(id),
+          (number) => number === null,
+          5_000,
+        ),
+      ).toBeNull();
+    });
+
+    it('shows a QR code to the first get_qrcode after the lease has run out, not the old link connected', async () => {
+      const id = await resetWhileHolderDead();
+      await eventually(
+        () => ownership.acquire(id),
+        (taken) => taken,
+        5_000,
+        100,
+      );
+      const qr = await sessions.getQr(id, 5_000);
+      expect(qr.length).toBeGreaterThan(20);
+      expect(await platform.linkedNumber(id)).toBeNull();
+      expect(await instance(id)).toMatchObject({ linkedNumber: null });
+    });
   });
 });

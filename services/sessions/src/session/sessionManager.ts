@@ -47,7 +47,7 @@ export class SessionManager {
     private readonly random: () => number = Math.random,
   ) {
     this.restrictions = new SendRestrictions(facts, registry, logger, options.restrictedPauseMs);
-    this.resets = new InstanceResets(ownership, logger, (instanceId) => this.wipe(instanceId));
+    this.resets = new InstanceResets(registry, ownership, logger, (instanceId) => this.wipe(instanceId));
     registry.onReset((instanceId) => {
       this.restrictions.forget(instanceId);
       void this.reset(instanceId);
@@ -60,6 +60,7 @@ export class SessionManager {
   startClaiming(everyMs: number): void {
     const sweep = (): void => {
       this.claiming = this.claiming.then(async () => {
+        await this.resets.sweep(() => this.closing);
         for (const instanceId of this.registry.linkedInstances()) {
           if (this.closing) return;
           if (this.ownership.isFree(instanceId)) await this.claim(instanceId);
