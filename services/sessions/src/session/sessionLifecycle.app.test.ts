@@ -6,7 +6,8 @@ import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
-import { SessionManager, type Leases } from './sessionManager';
+import { SessionManager } from './sessionManager';
+import type { Leases } from './sessionOptions';
 
 // Application tests of the session manager's connection lifecycle when requests meet: a reconnect, a reset, a lost
 // lease or a get_qrcode while a connection is still being opened or logged out. The real manager, fact writer and

@@ -6,7 +6,8 @@ import { ACCOUNT_RESTRICTED, type Connection, type ConnectionEvent, type Connect
 import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
-import { SessionManager, type Leases } from './sessionManager';
+import { SessionManager } from './sessionManager';
+import type { Leases } from './sessionOptions';
 
 // Application tests of restrictions in the session manager: the real manager, fact writer and registry on an in-memory
 // store, a connector that reports what each test says when it says it (as an adapter would, in any order the platform

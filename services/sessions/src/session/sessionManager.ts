@@ -1,4 +1,4 @@
-import { conflict, unavailable, type Logger, type Ownership } from '@wagw/lib';
+import { conflict, unavailable, type Logger } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
@@ -8,18 +8,7 @@ import { alreadyConnected, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
 import { newSession, wake, type Session } from './session';
-
-export interface SessionOptions {
-  /** Send a read receipt for every inbound message as it arrives (AUTO_MARK_READ). */
-  autoMarkRead: boolean;
-  /** How long sends wait after a restriction whose end WhatsApp did not name (SEND_RESTRICTED_PAUSE_MS). */
-  restrictedPauseMs: number;
-}
-
-export const DEFAULT_SESSION_OPTIONS: SessionOptions = { autoMarkRead: false, restrictedPauseMs: 3_600_000 };
-
-/** What the session manager needs of the instance leases (`Ownership`). */
-export type Leases = Pick<Ownership, 'acquire' | 'release' | 'owns' | 'isFree' | 'onLost' | 'onFreed' | 'stop'>;
+import { DEFAULT_SESSION_OPTIONS, type Leases, type SessionOptions } from './sessionOptions';
 
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
