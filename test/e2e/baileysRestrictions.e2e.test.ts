@@ -82,4 +82,32 @@ describe('restrictions over HTTP with the Baileys connector', () => {
     expect(received.at).toBeGreaterThanOrEqual(Math.floor(untilMs / 1000) * 1000);
     expect(emulator.refusals().filter((r) => r.fromNumber === '4915100000402')).toEqual([]);
   });
+
+  it('sends the held messages once WhatsApp lifts a restriction the connection heard of only from the log (heard before a reconnect)', async () => {
+    const id = await linkedInstance('4915100000403');
+    emulator.restrict('4915100000403');
+    await send(id, 'refused');
+    await eventually(
+      () => status(id),
+      (s) => s.restricted !== null,
+    );
+    const held = await send(id, 'held while restricted');
+    // A new connection (as after a network blip or a failover) has heard nothing of the restriction: the log holds sends.
+    expect((await stack.call(`/v1/reconnect?instance_id=${id}`)).status).toBe(200);
+    await eventually(
+      () => status(id),
+      (s) => s.state === 'connected',
+    );
+    await sleep(500);
+    expect(await eventsOf(id, held)).toEqual(['MessageAccepted']);
+
+    emulator.unrestrict('4915100000403');
+    const received = await emulator.waitForReceived((m) => m.fromNumber === '4915100000403');
+    expect(received.text).toBe('held while restricted');
+    const lifted = await eventually(
+      () => status(id),
+      (s) => s.restricted === null,
+    );
+    expect(lifted.restricted).toBeNull();
+  });
 });

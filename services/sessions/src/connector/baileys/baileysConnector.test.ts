@@ -557,6 +557,14 @@ describe('the baileys connector', () => {
     ]);
   });
 
+  it('reports a lifting WhatsApp pushes to a connection that heard no refusal (the restriction was heard before a reconnect or on another replica)', async () => {
+    const { connect, last, events } = setup();
+    await connect();
+    last().open();
+    last().emit('connection.update', { reachoutTimeLock: { isActive: false } });
+    expect(events.filter((e) => e.type === 'restricted' || e.type === 'unrestricted')).toEqual([{ type: 'unrestricted' }]);
+  });
+
   it('marks a received message read with the key it came with (its chat as WhatsApp named it), only while connected', async () => {
     const { connect, last, events } = setup();
     const connection = await connect();

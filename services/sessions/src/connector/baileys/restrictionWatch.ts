@@ -10,8 +10,8 @@ type Timelock = NonNullable<ConnectionState['reachoutTimeLock']>;
  * What WhatsApp says of restrictions of the account's sends, as one connection hears it: a send answered 463 (Baileys
  * neither retries nor reports it beyond the failed message), and WhatsApp's reach-out timelock (asked for after a 463,
  * and pushed as a notification when it is set or lifted: it names the end). Reports `restricted` at every refusal
- * (with the end named last, while it is ahead) and when the end changes, `unrestricted` when WhatsApp lifts one
- * reported. That a send taken again ends a restriction is the session's to conclude (`SendRestrictions`), from the
+ * (with the end named last, while it is ahead) and when the end changes, `unrestricted` whenever WhatsApp says it is
+ * lifted. That a send taken again ends a restriction is the session's to conclude (`SendRestrictions`), from the
  * send's `sent` receipt; a send taken says nothing here, so a lifting WhatsApp pushes later is still reported.
  */
 export class RestrictionWatch {
@@ -34,7 +34,10 @@ export class RestrictionWatch {
 
   onTimelock({ isActive, timeEnforcementEnds }: Timelock): void {
     if (!isActive) {
-      if (this.reported !== undefined) this.lifted();
+      // Reported even when this connection heard no refusal: the restriction may have been heard by the connection
+      // before a reconnect, or on another replica, and its sends wait until a lifting is reported. The log records a
+      // lifting only while a restriction holds, so one reported with nothing to lift is no news.
+      this.lifted();
       return;
     }
     // An end already past on this clock is no end: the account is restricted now, until WhatsApp says otherwise.
