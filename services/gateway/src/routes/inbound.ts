@@ -5,6 +5,7 @@ import { INBOUND_MESSAGE_ID_PATTERN, unavailable } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
+import { contentDisposition, contentType } from './fileHeaders';
 import { getAndPost } from './getAndPost';
 
 const EXAMPLE_MESSAGE_ID = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
@@ -21,13 +22,6 @@ const MessageQuery = Type.Object(
   },
   { examples: [{ instance_id: EXAMPLE_ID, message_id: EXAMPLE_MESSAGE_ID }] },
 );
-
-/** `Content-Disposition` for a file name from a sender: a plain ASCII fallback and the exact name (RFC 6266, 5987). */
-export const contentDisposition = (filename: string | null): string => {
-  if (!filename) return 'attachment';
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-};
 
 /** Received messages: read receipts (mark_read) and their media (media). */
 export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
@@ -60,7 +54,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         operationId: 'getMedia',
         summary: "A received message's media, decrypted",
         description:
-          'The file of a received image, video, audio, document or sticker (message.received says `media` and its `url`), fetched from WhatsApp and decrypted: the body is the file, `Content-Type` its type, `Content-Disposition` its file name when the sender gave one. Files over the download cap (MEDIA_DOWNLOAD_MAX_BYTES, 16 MiB by default) answer 413 `media_too_large`; a text message 404 `no_media`; a file WhatsApp no longer keeps (they expire after some weeks) 404 `media_expired`; while MEDIA_DOWNLOADS_MAX files are being downloaded from the sessions replica, 429 `media_downloads_busy` (retry).',
+          'The file of a received image, video, audio, document or sticker (message.received says `media` and its `url`), fetched from WhatsApp and decrypted: the body is the file, `Content-Type` its type as the sender gave it (application/octet-stream when that is not a media type a header can carry), `Content-Disposition` its file name when the sender gave one (at most 200 characters, its extension kept). Files over the download cap (MEDIA_DOWNLOAD_MAX_BYTES, 16 MiB by default) answer 413 `media_too_large`; a text message 404 `no_media`; a file WhatsApp no longer keeps (they expire after some weeks) 404 `media_expired`; while MEDIA_DOWNLOADS_MAX files are being downloaded from the sessions replica, 429 `media_downloads_busy` (retry).',
         querystring: MessageQuery,
         // The file is sent as it is (no serializer); the schema documents it in the OpenAPI document.
         response: {
@@ -97,7 +91,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
       };
       // The typed reply takes the JSON answer's object only; this one is the file.
       return (reply as FastifyReply)
-        .type(head.value.mimetype || 'application/octet-stream')
+        .type(contentType(head.value.mimetype))
         .header('content-length', size)
         .header('content-disposition', contentDisposition(head.value.filename || null))
         .header('x-content-type-options', 'nosniff')

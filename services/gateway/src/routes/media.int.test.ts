@@ -98,6 +98,33 @@ describe('GET /v1/media over a stream from sessions (fake sessions service)', ()
     expect(answer.body.subarray(150_000).every((b) => b === 3)).toBe(true);
   });
 
+  describe("whatever type and name the sender's message gave the file (both come as the sender's app wrote them)", () => {
+    const serve = (head: Pick<MediaChunk, 'mimetype' | 'filename'>): Promise<Awaited<ReturnType<typeof get>>> => {
+      behaviour = (call) => {
+        call.write({ ...head, size: 9 });
+        call.write({ data: Buffer.from('%PDF-1.4\n') });
+        call.end();
+      };
+      return get();
+    };
+
+    it.each([
+      ['a line break', 'application/pdf\r\nx-injected: 1'],
+      ['a character beyond Latin-1', 'application/pdf; name=\u20ac'],
+      ['no subtype', 'pdf'],
+    ])('serves a file whose mimetype has %s as application/octet-stream (was a 500)', async (_case, mimetype) => {
+      const answer = await serve({ mimetype, filename: 'a.pdf' });
+      expect([answer.status, answer.type, answer.body.toString(), answer.error]).toEqual([200, 'application/octet-stream', '%PDF-1.4\n', undefined]);
+    });
+
+    it('names a file of a very long name by its first 200 characters and its extension, in headers a client takes (was ~30 KB)', async () => {
+      const answer = await serve({ mimetype: 'application/pdf', filename: `${'\u4e2d'.repeat(3_000)}.pdf` });
+      expect([answer.status, answer.error]).toEqual([200, undefined]);
+      const name = decodeURIComponent(/filename\*=UTF-8''(.*)$/.exec(answer.disposition ?? '')?.[1] ?? '');
+      expect(name).toBe(`${'\u4e2d'.repeat(196)}.pdf`);
+    });
+  });
+
   it('answers a failure before the first bytes as a JSON error, not as the file', async () => {
     behaviour = (call) => {
       call.write(HEAD);
