@@ -41,7 +41,8 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
         tags,
         operationId: 'listWebhookDeliveries',
         summary: "The instance's webhook deliveries, newest first, with every attempt, a page at a time",
-        description: 'status: pending (waiting or retrying), delivered, dead (dead-lettered: retries exhausted or 410 Gone), dropped (webhook was off).',
+        description:
+          'status: pending (waiting or retrying), delivered, dead (dead-lettered: retries exhausted or 410 Gone), dropped (webhook was off). A page ends at `limit` deliveries or about 1 MiB of them (one larger goes alone), whichever comes first: follow next_cursor until it is null.',
         querystring: Type.Object({
           instance_id: InstanceId,
           status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),

@@ -2,7 +2,7 @@ import {
   INSTANCE_EVENT_VERSIONS,
   instanceHistoryPattern,
   invalidArgument,
-  MAX_MESSAGE_BYTES,
+  MAX_PAGE_BYTES,
   MESSAGE_EVENT_TYPES,
   messageStream,
   parseIsoTime,
@@ -13,13 +13,8 @@ import {
 } from '@wagw/lib';
 
 export const MAX_HISTORY_PAGE = 1_000;
-/**
- * The JSON bytes a page (or an export chunk) holds before it ends, whatever its `limit`: it travels to the gateway as
- * one gRPC message, refused past MAX_MESSAGE_BYTES, and 1,000 events of ~20 KB each (a long text and a contact card)
- * made 5 MB. A quarter of the limit leaves room for the one commit a page may hold past it (a JetStream message:
- * 1 MB by default).
- */
-export const MAX_PAGE_BYTES = MAX_MESSAGE_BYTES / 4;
+/** The JSON bytes a page (or an export chunk) holds before it ends: the lib's rule for every page that travels as a message. */
+export { MAX_PAGE_BYTES } from '@wagw/lib';
 /** Commits one page reads at most while filters skip events: a page may come back short, with a cursor to go on. */
 const MAX_SCANNED_COMMITS = 20_000;
 const MESSAGE_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -3,6 +3,8 @@ import {
   instanceEvent,
   instanceIdFor,
   instanceStream,
+  MAX_MESSAGE_BYTES,
+  MAX_PAGE_BYTES,
   newCommandId,
   StoreSpecification,
   type ExpectedCommit,
@@ -11,7 +13,7 @@ import {
 import { testLogger } from '../../../../test/harness/logger';
 import { deliveredStream, deliveryEvent, deliveryStream, type AttemptOutcome, type DeliveryEvent } from '../delivery/events';
 import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { DeliveriesService } from './deliveriesService';
+import { DeliveriesService, deliveryBytes } from './deliveriesService';
 
 // Application tests of listing and redelivering webhooks: the real service and endpoint directory on two in-memory
 // stores, as in production (instance events in one, delivery records in the WEBHOOKS one); no NATS, no HTTP.
@@ -161,6 +163,35 @@ describe('DeliveriesService (application, in-memory stores)', () => {
       expect(answer.items).toMatchObject([
         { deliveryId: 'evt_2_0', status: 'pending', reason: null, round: 1, attemptsInRound: 0, attempts: [{ outcome: 'gone' }] },
       ]);
+    });
+
+    it('ends a page at about 1 MiB of deliveries whatever its limit, so it fits a gRPC answer (was 500 response_too_large)', async () => {
+      // A 2,000-character webhook URL and a long error on each of 10 attempts: ~23 KB a delivery, 300 of them ~7 MB.
+      const failing = (id: string, attempts: number): GivenCommit => ({
+        stream: deliveryStream(ID, id),
+        events: [
+          scheduled(id, 1),
+          ...Array.from({ length: attempts }, (_, i) => ({ ...attempted(i + 1, 'retry', 500, 1), data: { ...longAttempt, attempt: i + 1 } })),
+        ],
+      });
+      const longAttempt = { ...attempted(1, 'retry', 500, 1).data, url: `${HOOK_URL}?t=${'a'.repeat(2_000)}`, error: 'e'.repeat(200) };
+      // The newest delivery alone is larger than the budget (600 attempts): it goes alone on its page.
+      const many = [...Array.from({ length: 300 }, (_, i) => failing(`evt_${i + 10}_0`, 10)), failing('evt_999_0', 600)];
+      const { answer } = await given(...many)
+        .when(async () => {
+          const pages = [await service.list('acme', ID, '', 1_000)];
+          for (let i = 0; i < 50 && pages[pages.length - 1]!.nextCursor; i++)
+            pages.push(await service.list('acme', ID, '', 1_000, pages[pages.length - 1]!.nextCursor!));
+          return pages;
+        })
+        .then({ commits: [] });
+      expect(answer[0]!.items.map((d) => d.deliveryId)).toEqual(['evt_999_0']);
+      expect(answer.flatMap((p) => p.items).length).toBe(301);
+      expect(answer[answer.length - 1]!.nextCursor).toBeNull();
+      for (const page of answer.slice(1)) {
+        expect(page.items.reduce((n, d) => n + deliveryBytes(d), 0)).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+        expect(Buffer.byteLength(JSON.stringify(page.items))).toBeLessThan(MAX_MESSAGE_BYTES);
+      }
     });
 
     it('refuses an unknown status', async () => {

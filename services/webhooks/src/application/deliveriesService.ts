@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { conflict, DELIVERY_STATUSES, invalidArgument, isVersionConflict, newCommandId, notFound, pageSize, type EventStore, type Page } from '@wagw/lib';
+import {
+  conflict,
+  DELIVERY_STATUSES,
+  invalidArgument,
+  isVersionConflict,
+  MAX_PAGE_BYTES,
+  newCommandId,
+  notFound,
+  pageSize,
+  type EventStore,
+  type Page,
+} from '@wagw/lib';
 import { decideRedelivery } from '../delivery/decisions';
 import { deliveredStream, deliveryStream } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
@@ -12,6 +23,19 @@ import { scanNewestDeliveries, type ScannedDelivery } from './deliveryScan';
 const MAX_REDELIVERED = 10_000;
 /** Delivery ids as issued (`dlv_…`, `<replay_id>_<webhook-id>`): a cursor or id of another form names nothing here. */
 const DELIVERY_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+/**
+ * A delivery's size as a page carries it (ListDeliveries' record), at least: its texts in UTF-8, and room for each
+ * field's tag and length and the numbers and times. An attempt's URL may be 2 KiB, and a delivery has 10 attempts a
+ * round: 1,000 of them made 20 MB.
+ */
+export const deliveryBytes = (d: Delivery): number =>
+  128 +
+  Buffer.byteLength(d.deliveryId) +
+  Buffer.byteLength(d.eventType) +
+  Buffer.byteLength(d.reason ?? '') +
+  Buffer.byteLength(d.replayOf ?? '') +
+  d.attempts.reduce((n, a) => n + 64 + Buffer.byteLength(a.url) + Buffer.byteLength(a.error ?? '') + Buffer.byteLength(a.worker), 0);
 
 /** The read, redeliver and replay side of webhooks: an instance's deliveries with every attempt, redelivery of failed ones, replays. */
 export class DeliveriesService {
@@ -32,8 +56,17 @@ export class DeliveriesService {
       count: size + 1,
       want: (d) => !status || d.status === (status as DeliveryStatus),
     });
-    const page = items.slice(0, size).map((found) => found.delivery);
-    return { items: page, nextCursor: items.length > size ? page[page.length - 1]!.deliveryId : null };
+    // At most `size` deliveries and about MAX_PAGE_BYTES of them (a larger one goes alone): the page travels as one
+    // gRPC message, and one past its limit failed the request (500 response_too_large). The rest comes with next_cursor.
+    const page: Delivery[] = [];
+    let bytes = 0;
+    for (const { delivery } of items.slice(0, size)) {
+      const more = deliveryBytes(delivery);
+      if (page.length > 0 && bytes + more > MAX_PAGE_BYTES) break;
+      page.push(delivery);
+      bytes += more;
+    }
+    return { items: page, nextCursor: items.length > page.length ? page[page.length - 1]!.deliveryId : null };
   }
 
   /** Redelivers one dead-lettered delivery, or all of them when `deliveryId` is empty; answers the ids. */
