@@ -1,5 +1,7 @@
 import { startStack, type TestStack } from '../harness/stack';
 
+const tokenIdOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string }).jti;
+
 const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -40,4 +42,26 @@ describe('NATS outage over HTTP', () => {
     expect((list.body.instances as Array<{ instance_id: string }>).map((i) => i.instance_id)).toEqual(expect.arrayContaining([id, after.body.instance_id]));
     expect((await fetch(`http://127.0.0.1:${stack.instances.opsPort}/readyz`)).status).toBe(200);
   });
+
+  it('answers revoke_token with 503 while NATS is down (it hung, retrying to open the bucket), and revokes once NATS is back', async () => {
+    const victim = stack.token('acme');
+    const revoke = (): Promise<{ status: number; body: unknown }> =>
+      fetch(`${stack.baseUrl}/v1/revoke_token?token_id=${tokenIdOf(victim)}`, {
+        headers: { authorization: `Bearer ${stack.token('acme')}` },
+        signal: AbortSignal.timeout(10_000),
+      }).then(
+        async (r) => ({ status: r.status, body: await r.json() }),
+        (error: unknown) => ({ status: 0, body: `no answer: ${String(error)}` }),
+      );
+    await stack.nats.stop();
+    try {
+      const started = Date.now();
+      expect(await revoke()).toEqual({ status: 503, body: { error: expect.stringContaining('NATS'), code: 'revocation_unavailable' } });
+      expect(Date.now() - started).toBeLessThan(6_000);
+    } finally {
+      await stack.nats.restart();
+    }
+    expect(await waitUntil(async () => (await revoke()).status === 200, 15_000)).toBe(true);
+    expect(await waitUntil(async () => (await stack.call('/v1/list_instances', { token: victim })).status === 401, 3_000)).toBe(true);
+  }, 40_000);
 });

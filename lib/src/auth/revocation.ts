@@ -1,4 +1,5 @@
-import { invalidArgument } from '../errors';
+import type { KV } from '@nats-io/kv';
+import { invalidArgument, isAppError, unavailable } from '../errors';
 import { BUCKETS } from '../nats/topology';
 import { openKvBucket } from '../nats/provision';
 import type { NatsHandle } from '../nats/connection';
@@ -24,9 +25,23 @@ export const revocationOf = (key: string, value: string): { tokenId: string; acc
   return { tokenId: key.slice(0, dot), account: Buffer.from(key.slice(dot + 1), 'base64url').toString('utf8') };
 };
 
-/** Records that the account revoked one of its tokens (a revocation counts only for the account it names). Gateways watch the bucket. */
+/**
+ * Records in the bucket already open that the account revoked one of its tokens (a revocation counts only for the
+ * account it names; gateways watch the bucket). A request calls this: it fails at once while NATS is down (503
+ * `revocation_unavailable`), never waits for NATS the way opening a bucket at start-up does.
+ */
+export const putRevocation = async (nats: NatsHandle, kv: KV, account: string, tokenId: string): Promise<void> => {
+  assertTokenId(tokenId);
+  try {
+    await nats.whileConnected(() => kv.put(revocationKey(account, tokenId), account));
+  } catch (error) {
+    if (isAppError(error) && error.kind !== 'unavailable') throw error;
+    throw unavailable('revocation_unavailable', 'The revocation could not be stored: NATS is unreachable; retry', error);
+  }
+};
+
+/** The same from a process of its own (the token CLI): opens the bucket first, waiting while JetStream does not answer. */
 export const storeRevocation = async (nats: NatsHandle, account: string, tokenId: string): Promise<void> => {
   assertTokenId(tokenId);
-  const kv = await openKvBucket(nats, BUCKETS.revokedTokens);
-  await nats.whileConnected(() => kv.put(revocationKey(account, tokenId), account));
+  await putRevocation(nats, await openKvBucket(nats, BUCKETS.revokedTokens), account, tokenId);
 };

@@ -1,4 +1,4 @@
-import { AppError, BUCKETS, openKvBucket, revocationOf, storeRevocation, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
+import { AppError, BUCKETS, openKvBucket, putRevocation, revocationOf, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
 
 /** How long start-up waits for the list of revoked tokens before serving anyway (and logging that it did). */
 const LOAD_TIMEOUT_MS = 5_000;
@@ -62,7 +62,8 @@ export const openRevocations = async (nats: NatsHandle, logger: Logger): Promise
   return {
     isRevoked: ({ tokenId, account }) => tokenId !== '' && revoked.has(revokedKey(tokenId, account)),
     revoke: async (account, tokenId) => {
-      await storeRevocation(nats, account, tokenId);
+      // Into the bucket opened above: opening it again would wait for NATS, and the request with it, for as long as NATS is down.
+      await putRevocation(nats, kv, account, tokenId);
       revoked.add(revokedKey(tokenId, account));
     },
     close: () => watch.stop(),
