@@ -2,21 +2,47 @@
 export type ErrorKind =
   'invalid_argument' | 'unauthenticated' | 'permission_denied' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited' | 'unavailable' | 'internal';
 
+export interface AppErrorOptions {
+  cause?: unknown;
+  /**
+   * When a retry may succeed, in whole seconds from now, where the one refusing knows (a throttle's refill, the next
+   * UTC day of a daily cap): a 429's or 503's Retry-After. See retryAfterOf.
+   */
+  retryAfterS?: number;
+}
+
 /**
  * An error with a stable machine `code` (e.g. `instance_not_found`) and a `kind` that decides its status.
  * Its message is safe to show to a caller; anything else belongs in `cause` (logged, never sent).
  */
 export class AppError extends Error {
+  readonly retryAfterS: number | undefined;
+
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: AppErrorOptions,
   ) {
     super(message, options);
     this.name = 'AppError';
+    this.retryAfterS = options?.retryAfterS;
   }
 }
+
+/**
+ * The kinds a client is told to retry, and the wait it is told when the one refusing did not know better: a burst
+ * limit frees up within a second; a dependency that is down or electing a leader takes ~1-6 s (startupRetry.ts).
+ */
+const DEFAULT_RETRY_AFTER_S: Partial<Record<ErrorKind, number>> = { rate_limited: 1, unavailable: 2 };
+
+/** The seconds a client should wait before retrying (Retry-After, RFC 9110 §10.2.3), or null for an error not worth a retry. */
+export const retryAfterOf = (error: AppError): number | null => {
+  const fallback = DEFAULT_RETRY_AFTER_S[error.kind];
+  if (fallback === undefined) return null;
+  const known = error.retryAfterS;
+  return known !== undefined && Number.isFinite(known) && known > 0 ? Math.ceil(known) : fallback;
+};
 
 export const invalidArgument = (code: string, message: string): AppError => new AppError('invalid_argument', code, message);
 export const notFound = (code: string, message: string): AppError => new AppError('not_found', code, message);

@@ -9,7 +9,7 @@ export const FRAME_BYTES = 1024 * 1024;
 
 /**
  * What an item adds to a frame beyond its payload and texts, at most: a tag and a length (or varint) of up to 6
- * bytes each for the item, its id, and its payload or its error and the error's three strings (36 bytes at most).
+ * bytes each for the item, its id, and its payload or its error and the error's three strings and wait (42 bytes at most).
  */
 const ITEM_OVERHEAD = 64;
 

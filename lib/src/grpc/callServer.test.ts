@@ -1,13 +1,14 @@
 import { EventEmitter } from 'node:events';
-import { credentials, type ServerDuplexStream } from '@grpc/grpc-js';
+import { credentials, type ServerDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import pino from 'pino';
-import { notFound } from '../errors';
+import { AppError, notFound } from '../errors';
 import type { CallBatch__Output } from '../generated/wagw/call/v1/CallBatch';
 import type { ReplyBatch } from '../generated/wagw/call/v1/ReplyBatch';
 import type { SessionsClient } from '../generated/wagw/sessions/v1/Sessions';
 import { balancedChannelOptions } from './channel';
 import { CallStreamClient } from './callClient';
 import { callStreamServer, NOT_STARTED } from './callServer';
+import { fromServiceError } from './errors';
 import { MAX_MESSAGE_BYTES } from './messageSize';
 import { loadSessionsProto } from './proto';
 import { startGrpcServer, type GrpcServer } from './server';
@@ -22,7 +23,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const HUGE = '4900000000000';
 
 /**
- * Unary methods: one answers, one fails with an AppError, one answers 700 KB (5 MiB for HUGE), one waits for the
+ * Unary methods: one answers, one fails with an AppError, one with an AppError that says when to retry, one answers 700 KB (5 MiB for HUGE), one waits for the
  * test to release it.
  */
 const handlers = () => {
@@ -33,6 +34,9 @@ const handlers = () => {
       SendUsage: unaryHandler(logger, 'SendUsage', async (r: { instanceId: string }) => ({ queued: r.instanceId.length, queueMax: 5, today: 0, dailyCap: 0 })),
       GetQr: unaryHandler(logger, 'GetQr', async (): Promise<{ qr: string }> => {
         throw notFound('instance_not_found', 'Instance not found');
+      }),
+      CheckNumbers: unaryHandler(logger, 'CheckNumbers', async (): Promise<{ results: [] }> => {
+        throw new AppError('rate_limited', 'number_checks_throttled', 'Too many number checks', { retryAfterS: 42 });
       }),
       GetPairingCode: unaryHandler(logger, 'GetPairingCode', async (r: { number: string }) => ({
         code: 'x'.repeat(r.number === HUGE ? 5 * 1024 * 1024 : 700 * 1024),
@@ -168,6 +172,11 @@ describe('the Call stream over gRPC', () => {
     // The unary method still answers other callers with the same handler.
     const unary = await new Promise((resolve, reject) => client.SendUsage({ instanceId: 'ab' }, (error, reply) => (error ? reject(error) : resolve(reply))));
     expect(unary).toMatchObject({ queued: 2 });
+    // The wait a service knows (a 429's Retry-After) arrives with its error, on the Call stream and as a unary status.
+    const throttled = { kind: 'rate_limited', code: 'number_checks_throttled', retryAfterS: 42 };
+    await expect(calls.call('CheckNumbers', { instanceId: 'x', numbers: ['4915112345678'] }, 2_000)).rejects.toMatchObject(throttled);
+    const status = await new Promise<ServiceError>((resolve) => client.CheckNumbers({ instanceId: 'x', numbers: [] }, (error) => resolve(error!)));
+    expect(fromServiceError(status)).toMatchObject(throttled);
 
     await server!.close();
     server = null;

@@ -21,11 +21,18 @@ export const toStatus = (error: unknown): Partial<StatusObject> => {
   if (error instanceof AppError) {
     metadata.set('error-kind', error.kind);
     metadata.set('error-code', error.code);
+    if (error.retryAfterS !== undefined) metadata.set('error-retry-after-s', String(Math.ceil(error.retryAfterS)));
     return { code: KIND_TO_STATUS[error.kind], details: error.message, metadata };
   }
   metadata.set('error-kind', 'internal');
   metadata.set('error-code', 'internal');
   return { code: Status.INTERNAL, details: 'Internal error', metadata };
+};
+
+/** A wait the server sent (seconds, as metadata or a CallError field; absent or 0: none), as AppError options. */
+const retryAfter = (value: string | number | undefined): { retryAfterS?: number } => {
+  const seconds = Number(value ?? 0);
+  return Number.isFinite(seconds) && seconds > 0 ? { retryAfterS: seconds } : {};
 };
 
 const first = (metadata: Metadata | undefined, key: string): string | undefined => {
@@ -37,7 +44,8 @@ const first = (metadata: Metadata | undefined, key: string): string | undefined 
 export const fromServiceError = (error: ServiceError): AppError => {
   const kind = first(error.metadata, 'error-kind');
   const code = first(error.metadata, 'error-code');
-  if (kind && KINDS.has(kind) && code) return new AppError(kind as ErrorKind, code, error.details, { cause: error });
+  if (kind && KINDS.has(kind) && code)
+    return new AppError(kind as ErrorKind, code, error.details, { cause: error, ...retryAfter(first(error.metadata, 'error-retry-after-s')) });
   switch (error.code) {
     case Status.UNAVAILABLE:
       return new AppError('unavailable', 'service_unavailable', 'A backend service is unreachable', { cause: error });
@@ -51,17 +59,21 @@ export const fromServiceError = (error: ServiceError): AppError => {
   }
 };
 
-/** An error as plain fields, for answers that travel inside a message (a stream's per-item results). */
+/** An error as plain fields, for answers that travel inside a message (a stream's per-item results, call.proto's CallError). */
 export interface ErrorDetail {
   kind: string;
   code: string;
   message: string;
+  /** AppError.retryAfterS; 0 = none (proto3's default). */
+  retryAfterS?: number;
 }
 
 export const toErrorDetail = (error: unknown): ErrorDetail =>
   error instanceof AppError
-    ? { kind: error.kind, code: error.code, message: error.message }
+    ? { kind: error.kind, code: error.code, message: error.message, ...(error.retryAfterS === undefined ? {} : { retryAfterS: Math.ceil(error.retryAfterS) }) }
     : { kind: 'internal', code: 'internal', message: 'Internal error' };
 
 export const fromErrorDetail = (detail: ErrorDetail): AppError =>
-  KINDS.has(detail.kind) ? new AppError(detail.kind as ErrorKind, detail.code, detail.message) : new AppError('internal', 'internal', 'Internal error');
+  KINDS.has(detail.kind)
+    ? new AppError(detail.kind as ErrorKind, detail.code, detail.message, retryAfter(detail.retryAfterS))
+    : new AppError('internal', 'internal', 'Internal error');

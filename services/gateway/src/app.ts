@@ -56,7 +56,7 @@ const API_DESCRIPTION = `Send and receive WhatsApp messages through linked insta
 Authenticate with a JWT as \`Authorization: Bearer <token>\` or as \`access_token\` (query, or JSON body for POST).
 Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, code }\` with 400 (invalid input),
 401 (missing or bad credential), 404 (unknown instance, or another account's), 409 (wrong state), 413 (too large),
-429 (rate limited) or 503 (a dependency is down).`;
+429 (rate limited) or 503 (a dependency is down); a 429 or 503 carries \`Retry-After\` (seconds).`;
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
 export const buildGateway = async ({

@@ -1,7 +1,7 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorKind } from '@wagw/lib';
+import { AppError, retryAfterOf, type ErrorKind } from '@wagw/lib';
 
 /** The one place an error becomes an HTTP status (DESIGN §7). */
 export const HTTP_STATUS: Record<ErrorKind, number> = {
@@ -45,6 +45,9 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
       if (error.code === 'client_gone') request.log.debug({ code: error.code }, 'the client went away before the answer');
       else if (status === 503) request.log.warn({ err: error.cause ?? error, code: error.code }, 'request answered unavailable');
       else if (status >= 500) request.log.error({ err: error.cause ?? error, code: error.code }, 'request failed');
+      // A client told to retry (429, 503) is told when: the service's own wait where it knows one, else a default.
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
       return reply.code(status).send({ error: error.kind === 'internal' ? 'Internal error' : error.message, code: error.code });
     }
     if (error.validation) {

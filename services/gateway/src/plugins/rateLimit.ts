@@ -45,12 +45,14 @@ export const createRateLimiter = async (app: FastifyInstance, counter: WindowCou
       return account ? `${ACCOUNT}${account}` : `address:${clientNetworkOf(request.ip)}`;
     },
     max: (_request, key) => (key.startsWith(ACCOUNT) ? settings.accountMax : settings.anonymousMax) || Number.MAX_SAFE_INTEGER,
-    errorResponseBuilder: (request, { max, after }) => {
+    errorResponseBuilder: (request, { max, after, ttl }) => {
       const who = authenticatedAccount(request) ? 'this account' : 'requests without a valid credential from this address';
       return new AppError(
         'rate_limited',
         'rate_limited',
         `Rate limit of ${max} requests per ${settings.windowMs / 1000} s reached for ${who}; retry in ${after}`,
+        // The window's rest, as the plugin's own Retry-After says: the error handler sets the header from this.
+        { retryAfterS: Math.ceil(ttl / 1000) },
       );
     },
   });

@@ -77,12 +77,17 @@ export class MessagesService {
     if (facts.blockedReason) return conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
     if (!facts.linkedNumber) return conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
     if (this.unfolded.holds(messageId)) return null;
-    const { queued, queueMax, today, dailyCap } = this.sendUsage(instanceId);
+    const now = new Date();
+    const { queued, queueMax, today, dailyCap } = this.sendUsage(instanceId, now);
     if (queueMax > 0 && queued >= queueMax) {
       return new AppError('rate_limited', 'send_queue_full', `${queued} sends of this instance wait to go out (at most ${queueMax}); retry once some went out`);
     }
     if (dailyCap > 0 && today >= dailyCap) {
-      return new AppError('rate_limited', 'daily_send_cap_reached', `The instance accepted its ${dailyCap} sends of today (UTC); retry tomorrow`);
+      // The cap counts sends of the UTC day: the next one starts at midnight UTC.
+      const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+      return new AppError('rate_limited', 'daily_send_cap_reached', `The instance accepted its ${dailyCap} sends of today (UTC); retry tomorrow`, {
+        retryAfterS: Math.ceil((tomorrow - now.getTime()) / 1000),
+      });
     }
     return null;
   }

@@ -101,10 +101,22 @@ describe('send quotas (application, in-memory store)', () => {
     expect(service.sendUsage(ID)).toEqual({ queued: 2, queueMax: 2, today: 3, dailyCap: 10 });
   });
 
-  it("refuses a send once the day's cap is spent (429 daily_send_cap_reached); yesterday's sends do not count", async () => {
-    await given(linkedInstance, acceptedAt('m_0', YESTERDAY), sent('m_0'), acceptedAt('m_1', today()), sent('m_1'), acceptedAt('m_2', today()), sent('m_2'))
+  it("refuses a send once the day's cap is spent (429 daily_send_cap_reached, retry at UTC midnight); yesterday's sends do not count", async () => {
+    const refused = await given(
+      linkedInstance,
+      acceptedAt('m_0', YESTERDAY),
+      sent('m_0'),
+      acceptedAt('m_1', today()),
+      sent('m_1'),
+      acceptedAt('m_2', today()),
+      sent('m_2'),
+    )
       .when(() => accept(serviceWith({ queueMax: 0, dailyCap: 2 })))
       .thenThrows({ kind: 'rate_limited', code: 'daily_send_cap_reached' });
+    const now = new Date();
+    const untilMidnightS = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000;
+    expect(refused.retryAfterS).toBeGreaterThanOrEqual(untilMidnightS - 5);
+    expect(refused.retryAfterS).toBeLessThanOrEqual(Math.ceil(untilMidnightS));
     await given()
       .when(() => accept(serviceWith({ queueMax: 0, dailyCap: 3 })))
       .then((messageId) => ({ commits: [storedSend(messageId)] }));

@@ -13,7 +13,7 @@ describe('NumberCheckThrottle', () => {
       }
       return null;
     })();
-    expect(refused).toMatchObject({ kind: 'rate_limited', code: 'number_checks_throttled' });
+    expect(refused).toMatchObject({ kind: 'rate_limited', code: 'number_checks_throttled', retryAfterS: 2 });
     expect(String(refused)).toMatch(/try again in 2 s/);
     now += 10_000; // 5 numbers back
     throttle.take('A', 5);

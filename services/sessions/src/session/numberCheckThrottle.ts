@@ -34,7 +34,9 @@ export class NumberCheckThrottle {
     if (tokens < count) {
       this.buckets.set(instanceId, { tokens, at: now });
       const waitS = Math.ceil(((count - tokens) / perMinute) * 60);
-      throw new AppError('rate_limited', 'number_checks_throttled', `Too many number checks for this instance: try again in ${waitS} s`);
+      throw new AppError('rate_limited', 'number_checks_throttled', `Too many number checks for this instance: try again in ${waitS} s`, {
+        retryAfterS: waitS,
+      });
     }
     this.buckets.set(instanceId, { tokens: tokens - count, at: now });
     // Full buckets carry no information: dropped, so the map holds only instances checking right now.
