@@ -18,6 +18,7 @@ import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
+import { registerStrictJsonBody } from './plugins/jsonBody';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { parseQuery, registerStrictQuery } from './plugins/querystring';
@@ -85,6 +86,7 @@ export const buildGateway = async ({
     ...frameworkErrorOptions(loggerInstance),
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerValidation(app);
+  registerStrictJsonBody(app);
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
   registerStrictQuery(app);

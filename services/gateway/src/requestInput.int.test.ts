@@ -153,6 +153,40 @@ describe('request input: bad input is refused in the envelope, good input reache
     });
   });
 
+  describe('a JSON body is UTF-8, as a query is', () => {
+    const latin1 = Buffer.concat([
+      Buffer.from(`{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"Gr`),
+      Buffer.from([0xfc]),
+      Buffer.from('e"}'),
+    ]);
+    const postBytes = async (body: Uint8Array | ReadableStream<Uint8Array>, type = 'application/json') =>
+      answer(await fetch(`${base}/v1/send`, { method: 'POST', headers: { ...auth(), 'content-type': type }, body, duplex: 'half' }));
+
+    it.each([['application/json'], ['application/json; charset=iso-8859-1']])(
+      'refuses a Latin-1 body sent as %s with 400 invalid_json, and sends nothing (was sent with U+FFFD for ü)',
+      async (type) => {
+        expect(await postBytes(latin1, type)).toEqual({ status: 400, body: { error: expect.stringContaining('not UTF-8'), code: 'invalid_json' } });
+        expect(sent).toEqual([]);
+      },
+    );
+
+    it('passes UTF-8 through as it is, and still refuses __proto__ and bodies over the limit', async () => {
+      expect((await postBytes(Buffer.from(latin1.toString('latin1'), 'utf8'))).status).toBe(200);
+      expect(sent[0]?.text).toBe('Grüe');
+      const poisoned = `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"hi","__proto__":{"x":1}}`;
+      expect(await post('/v1/send', poisoned)).toMatchObject({ status: 400, body: { code: 'invalid_json' } });
+      // Sent without a length (chunked): the parser's own limit (64 KiB) ends it.
+      const big = new ReadableStream<Uint8Array>({
+        start: (controller) => {
+          for (let i = 0; i < 10; i++) controller.enqueue(Buffer.alloc(10_000, 0x20));
+          controller.close();
+        },
+      });
+      expect(await postBytes(big)).toMatchObject({ status: 413, body: { code: 'request_too_large' } });
+      expect(sent).toHaveLength(1);
+    });
+  });
+
   describe('requests refused below the routes answer the envelope too', () => {
     /** Sends bytes as they are (fetch would refuse to write most of these) and reads the answer until the server closes. */
     const raw = (request: string): Promise<{ status: number; type: string; body: unknown }> =>

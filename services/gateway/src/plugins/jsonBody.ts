@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { invalidArgument } from '@wagw/lib';
+
+/** Fails on the first byte sequence that is not UTF-8, where a plain decoder puts U+FFFD and goes on. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * JSON bodies are UTF-8 (RFC 8259 §8.1), as a query is %-encoded UTF-8 (querystring.ts): bytes that are not answer
+ * 400 `invalid_json`. Fastify's own parser decoded them with U+FFFD in their place, and a message went out altered
+ * (a Latin-1 "Grüße" as "Gr\uFFFD\uFFFDe"). The body is read as bytes, within the same body limit, decoded strictly,
+ * and handed to Fastify's JSON parser, which keeps its protections (`__proto__` and `constructor.prototype` refused).
+ */
+export const registerStrictJsonBody = (app: FastifyInstance): void => {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body as Buffer);
+    } catch {
+      done(invalidArgument('invalid_json', 'Invalid body: the JSON is not UTF-8 (RFC 8259); send it as UTF-8, e.g. C3 A9 for é'), undefined);
+      return;
+    }
+    // Fastify's parser answers through `done`; its type allows a promise, it returns none.
+    void parseJson(request, text, done);
+  });
+};
