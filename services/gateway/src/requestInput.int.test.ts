@@ -153,6 +153,35 @@ describe('request input: bad input is refused in the envelope, good input reache
     });
   });
 
+  describe('a value outside a list is refused naming the values allowed (was "must be equal to constant" once per value)', () => {
+    it.each([
+      ['send type', `${SEND}&type=image&message=hi`, 'querystring/type must be one of: text, media, location, contact, reaction'],
+      [
+        'set_webhook enable',
+        `/v1/set_webhook?instance_id=${INSTANCE}&webhook_url=https%3A%2F%2Fa.example%2F&enable=yes`,
+        'querystring/enable must be one of: true, false',
+      ],
+      [
+        'webhook_deliveries status',
+        `/v1/webhook_deliveries?instance_id=${INSTANCE}&status=failed`,
+        'querystring/status must be one of: pending, delivered, dead, dropped',
+      ],
+    ])('%s', async (_case, path, words) => {
+      expect(await get(path)).toEqual({ status: 400, body: { error: `Invalid querystring: ${words}`, code: 'invalid_request' } });
+    });
+
+    it('in a JSON body too, and keeps the words of other faults', async () => {
+      const body = (fields: string) => `{"instance_id":"${INSTANCE}","number":"4915112345678",${fields}}`;
+      expect((await post('/v1/send', body('"type":"image","message":"hi"'))).body.error).toBe(
+        'Invalid body: body/type must be one of: text, media, location, contact, reaction',
+      );
+      expect((await post('/v1/send', body('"type":"text","message":"hi","quoted_message_id":5'))).body.error).toBe(
+        'Invalid body: body/quoted_message_id must be string',
+      );
+      expect(sent).toEqual([]);
+    });
+  });
+
   describe('a JSON body is UTF-8, as a query is', () => {
     const latin1 = Buffer.concat([
       Buffer.from(`{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"Gr`),

@@ -32,6 +32,39 @@ const fastifyAnswer = (error: FastifyError): { status: number; body: { error: st
   return { status, body: { error: error.message, code: FASTIFY_CODES[error.code] ?? 'bad_request' } };
 };
 
+type ValidationErrors = NonNullable<FastifyError['validation']>;
+
+/** The values a field at `path` may take, when every error Ajv gave for it is a `const` branch of one `anyOf`; else null. */
+const allowedValues = (errors: ValidationErrors, path: string): string[] | null => {
+  const at = errors.filter((e) => e.instancePath === path && e.keyword !== 'anyOf');
+  if (at.length === 0 || at.some((e) => e.keyword !== 'const')) return null;
+  return at.map((e) => String((e.params as { allowedValue?: unknown }).allowedValue));
+};
+
+/**
+ * What a request got wrong, as Fastify words it (`querystring/limit must be <= 1000`), except for a value outside a
+ * list (a union of literals: `type`, `enable`, `status`, ...): Ajv says "must be equal to constant" once per allowed
+ * value and then "must match a schema in anyOf", which names none. That becomes "querystring/type must be one of:
+ * text, media, ...".
+ */
+export const validationMessage = (error: FastifyError): string => {
+  const errors = error.validation ?? [];
+  const context = error.validationContext ?? 'request';
+  const lists = new Map<string, string[]>();
+  for (const e of errors) {
+    const values = e.keyword === 'anyOf' ? allowedValues(errors, e.instancePath) : null;
+    if (values) lists.set(e.instancePath, values);
+  }
+  if (lists.size === 0) return error.message;
+  const parts: string[] = [];
+  for (const e of errors) {
+    const values = lists.get(e.instancePath);
+    if (!values) parts.push(`${context}${e.instancePath} ${e.message ?? 'is invalid'}`);
+    else if (e.keyword === 'anyOf') parts.push(`${context}${e.instancePath} must be one of: ${values.join(', ')}`);
+  }
+  return parts.join(', ');
+};
+
 /** Errors answer `{ error, code }`; 5xx details stay in the log. */
 export const registerErrorHandling = (app: FastifyInstance): void => {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
@@ -52,7 +85,7 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
     }
     if (error.validation) {
       const field = error.validationContext ? `${error.validationContext}` : 'request';
-      return reply.code(400).send({ error: `Invalid ${field}: ${error.message}`, code: 'invalid_request' });
+      return reply.code(400).send({ error: `Invalid ${field}: ${validationMessage(error)}`, code: 'invalid_request' });
     }
     const { status, body } = fastifyAnswer(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
