@@ -105,6 +105,7 @@ describe('webhook replay over HTTP (GET /v1/replay_webhooks)', () => {
     const since = encodeURIComponent(new Date().toISOString());
     const off = await env.stack.call(`/v1/replay_webhooks?instance_id=${id}&since=${since}`);
     expect([off.status, off.body.code]).toEqual([409, 'webhook_disabled']);
+    expect(off.body.error).toContain('/v1/set_webhook');
     const bad = async (query: string) => {
       const r = await env.stack.call(`/v1/replay_webhooks?instance_id=${id}&${query}`);
       return [r.status, r.body.code];

@@ -18,6 +18,6 @@ export const decideReplay = (command: ReplayCommand, webhookEnabled: boolean): R
   const until = command.until ? parseIsoTime(command.until, 'until').getTime() : null;
   if (until !== null && until < since) throw invalidArgument('invalid_time_range', 'until must not be before since');
   const types: string[] = parseWebhookEventTypes(command.types, 'invalid_types');
-  if (!webhookEnabled) throw conflict('webhook_disabled', 'The webhook is off; switch it on (/v1/webhook) before replaying events to it');
+  if (!webhookEnabled) throw conflict('webhook_disabled', 'The webhook is off; switch it on (/v1/set_webhook with enable=true) before replaying events to it');
   return [replayEvent('ReplayRequested', command.now, { replay_id: command.replayId, instance_id: command.instanceId, since, until, types })];
 };
