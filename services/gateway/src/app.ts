@@ -19,6 +19,7 @@ import { registerAuth } from './plugins/auth';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerStrictJsonBody } from './plugins/jsonBody';
+import { nodeRefusalOptions, registerNodeRefusals } from './plugins/nodeRefusals';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { parseQuery, registerStrictQuery } from './plugins/querystring';
@@ -84,7 +85,9 @@ export const buildGateway = async ({
     exposeHeadRoutes: false,
     routerOptions: { querystringParser: parseQuery },
     ...frameworkErrorOptions(loggerInstance),
+    ...nodeRefusalOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  registerNodeRefusals(app, loggerInstance);
   registerValidation(app);
   registerStrictJsonBody(app);
   registerErrorHandling(app);

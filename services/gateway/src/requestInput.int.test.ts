@@ -249,6 +249,19 @@ describe('request input: bad input is refused in the envelope, good input reache
       });
     });
 
+    it.each([
+      [
+        'an Expect other than 100-continue: 417',
+        'GET /v1/status HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+        417,
+        'expectation_failed',
+      ],
+      ['an HTTP/1.1 request without Host: 400', 'GET /v1/status HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'bad_request'],
+      ['an HTTP/1.0 request without Host (it needs none): on to the route', 'GET /v1/status HTTP/1.0\r\n\r\n', 401, 'missing_token'],
+    ])('answers %s, in the envelope (Node answered the first two itself, with no body)', async (_case, request, status, code) => {
+      expect(await raw(request)).toEqual({ status, type: 'application/json; charset=utf-8', body: { error: expect.any(String), code } });
+    });
+
     it('answers headers over the limit 431 headers_too_large', async () => {
       const r = await raw(`GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
       expect(r).toEqual({ status: 431, type: 'application/json; charset=utf-8', body: { error: expect.any(String), code: 'headers_too_large' } });
