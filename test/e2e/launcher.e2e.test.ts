@@ -1,42 +1,36 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wagw/lib';
+import { bannerToken, exitCodeWithin, launch, stopLauncher, untilBannerOrExit, type Launched } from '../harness/launcherProcess';
 
 const ROOT = resolve(__dirname, '../..');
-const LAUNCHER = join(ROOT, 'lib/dist/launcher/main.js');
+
+const createInstance = (base: string, token: string | undefined): Promise<number> =>
+  fetch(`${base}/v1/create_instance`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
 
 /** Runs the quickstart's launcher (built by `npm test`) as a user would, on a temporary DATA_DIR. */
 describe('launcher (the quickstart process tree)', () => {
   let dataDir: string;
-  let launcher: ChildProcess;
-  let output = '';
+  let launcher: Launched;
   let port: number;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-'));
     port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
-    delete env.NATS_URL;
-    delete env.AUTH_JWT_SECRET;
-    launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 45_000;
-    while (!output.includes('export TOKEN=') && Date.now() < deadline && launcher.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    launcher = launch({ DATA_DIR: dataDir, PORT: String(port) });
+    await untilBannerOrExit(launcher, 45_000);
   }, 60_000);
 
   afterAll(async () => {
-    if (launcher.exitCode === null) launcher.kill('SIGKILL');
+    if (launcher.process.exitCode === null) launcher.process.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('prints the URL and a token that works against the running services', async () => {
-    expect(output).toContain(`Gateway ready:  http://127.0.0.1:${port}/v1`);
-    const token = /export TOKEN=(\S+)/.exec(output)?.[1];
+    expect(launcher.output()).toContain(`Gateway ready:  http://127.0.0.1:${port}/v1`);
+    const token = bannerToken(launcher);
     expect(token).toBeDefined();
     const response = await fetch(`http://127.0.0.1:${port}/v1/create_instance`, { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
@@ -55,17 +49,38 @@ describe('launcher (the quickstart process tree)', () => {
     expect(await response.json()).toMatchObject({ instances: [] });
   });
 
+  it('refuses a second npm start on the same DATA_DIR (same PORT or another) with exit code 1, and the first keeps serving', async () => {
+    const seconds: Array<{ code: number | null | 'still running'; output: string }> = [];
+    for (const secondPort of [port, await freePort()]) {
+      const second = launch({ DATA_DIR: dataDir, PORT: String(secondPort) });
+      const code = await exitCodeWithin(second, 20_000);
+      if (code === 'still running') await stopLauncher(second);
+      seconds.push({ code, output: second.output() });
+    }
+    const refusal = `Another npm start (pid ${launcher.process.pid}) is running on ${dataDir}`;
+    expect(seconds).toEqual([
+      { code: 1, output: expect.stringContaining(refusal) },
+      { code: 1, output: expect.stringContaining(refusal) },
+    ]);
+    expect(seconds.map((s) => s.output).join('')).not.toContain('Gateway ready');
+    // Its nats-server was left alone: the first gateway still answers.
+    const token = bannerToken(launcher);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push(await createInstance(`http://127.0.0.1:${port}`, token));
+    expect(statuses).toEqual([200, 200, 200]);
+  }, 60_000);
+
   it('stops every process cleanly on Ctrl-C (SIGINT)', async () => {
-    const exited = new Promise<number | null>((r) => launcher.once('exit', (code) => r(code)));
-    launcher.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000).unref())]);
+    const code = await Promise.race([stopLauncher(launcher), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 25_000).unref())]);
     expect(code).toBe(0);
     const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(
       () => true,
       () => false,
     );
     expect(stillServing).toBe(false);
-  });
+    // The lock on DATA_DIR is released: the next start will not be refused.
+    expect(existsSync(join(dataDir, 'launcher.pid'))).toBe(false);
+  }, 30_000);
 });
 
 /** The pids and command lines of `ppid`'s children, from /proc. */
@@ -93,15 +108,9 @@ const alive = (pid: number): boolean => {
 
 /** Starts the launcher on `dataDir` and waits until it printed its token (at most 45 s). */
 const startLauncher = async (dataDir: string): Promise<ChildProcess> => {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', WA_CONNECTOR: 'sandbox' };
-  delete env.NATS_URL;
-  delete env.AUTH_JWT_SECRET;
-  const launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  let output = '';
-  launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const ready = Date.now() + 45_000;
-  while (!output.includes('export TOKEN=') && Date.now() < ready) await new Promise((r) => setTimeout(r, 200));
-  return launcher;
+  const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), WA_CONNECTOR: 'sandbox' });
+  await untilBannerOrExit(launched, 45_000);
+  return launched.process;
 };
 
 describe('launcher killed with SIGKILL', () => {
@@ -119,7 +128,8 @@ describe('launcher killed with SIGKILL', () => {
       const deadline = Date.now() + 20_000;
       while (services.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       expect(services.filter(alive)).toEqual([]);
-      // The nats-server has no way to notice; a new launcher on the same store stops it before starting its own.
+      // The nats-server has no way to notice; a new launcher on the same store stops it before starting its own
+      // (the killed launcher's lock on DATA_DIR names a pid that is gone, so it does not count).
       expect(nats.filter(alive)).toHaveLength(1);
       next = await startLauncher(dataDir);
       expect(nats.filter(alive)).toEqual([]);

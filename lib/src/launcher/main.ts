@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
 import { envInt, envOptional, envString } from '../config';
@@ -5,6 +6,7 @@ import { createLogger } from '../log';
 import { freeFixedPort, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
+import { acquireLauncherLock, LauncherRunning } from './lock';
 
 /**
  * One command for a whole gateway on one machine: a local nats-server under DATA_DIR (unless NATS_URL is set),
@@ -60,14 +62,27 @@ const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<
   };
 };
 
+/** A start that cannot go on: one plain line for the person who typed `npm start`, exit code 1. */
+const refuse = (message: string): never => {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+};
+
 const main = async (): Promise<void> => {
   const env = process.env;
   const dataDir = resolveDataDir(env);
+  const host = envString(env, 'HOST', '127.0.0.1');
+  const port = envInt(env, 'PORT', 3000);
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    acquireLauncherLock(dataDir);
+  } catch (error) {
+    if (error instanceof LauncherRunning) refuse(error.message);
+    throw error;
+  }
   const jwtSecret = loadJwtSecret(dataDir, env);
   const local = await startLocalNats(env, dataDir);
   const natsUrl = local ? local.url : envString(env, 'NATS_URL', '');
-  const host = envString(env, 'HOST', '127.0.0.1');
-  const port = envInt(env, 'PORT', 3000);
   // Below the OS's ephemeral range (freeFixedPort): a service restarted by the launcher binds the same port again, and
   // a port 0 handed out meanwhile to any other process (a test running beside it did) would make it fail for good.
   const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freeFixedPort());

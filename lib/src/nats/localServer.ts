@@ -81,7 +81,9 @@ const isAlive = (pid: number): boolean => {
 /**
  * A nats-server left running on `storeDir` by a launcher that was killed (SIGKILL, OOM) is stopped first: two
  * servers on one store would corrupt it. It is recognised by the pid file each server writes into its store, and
- * only when that pid still runs nats-server on this very store.
+ * only when that pid still runs nats-server on this very store. Whether its owner is gone is not checked here: the
+ * quickstart launcher holds DATA_DIR's lock (launcher/lock.ts) before it starts a server, so a server it finds is an
+ * orphan; other callers give each server a store of its own.
  */
 const stopStaleServer = async (storeDir: string, pidFile: string): Promise<void> => {
   let pid: number;
