@@ -1,5 +1,6 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wagw/lib';
@@ -80,6 +81,33 @@ describe('launcher (the quickstart process tree)', () => {
     expect(stillServing).toBe(false);
     // The lock on DATA_DIR is released: the next start will not be refused.
     expect(existsSync(join(dataDir, 'launcher.pid'))).toBe(false);
+  }, 30_000);
+});
+
+describe('launcher when PORT is taken by another program', () => {
+  let dataDir: string;
+  let other: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-port-'));
+    port = await freePort();
+    // Another local web app, answering 200 to every path as development servers of single-page apps do.
+    other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>another app</html>'));
+    await new Promise<void>((r) => other.listen(port, '127.0.0.1', () => r()));
+  });
+  afterAll(async () => {
+    await new Promise((r) => other.close(r));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says so and exits with code 1 before starting anything, instead of printing a token for the other program', async () => {
+    const launched = launch({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox' });
+    const code = await exitCodeWithin(launched, 20_000);
+    if (code === 'still running') await stopLauncher(launched);
+    expect({ code, output: launched.output() }).toEqual({ code: 1, output: expect.stringContaining(`PORT ${port} on 127.0.0.1 is in use`) });
+    expect(launched.output()).not.toContain('Gateway ready');
+    expect(existsSync(join(dataDir, 'nats'))).toBe(false);
   }, 30_000);
 });
 

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
 import { envInt, envOptional, envString } from '../config';
 import { createLogger } from '../log';
-import { freeFixedPort, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
+import { freeFixedPort, listenProblem, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
 import { acquireLauncherLock, LauncherRunning } from './lock';
@@ -68,6 +68,16 @@ const refuse = (message: string): never => {
   process.exit(1);
 };
 
+/**
+ * Nothing is started while PORT cannot be listened on: the gateway would crash-loop on it, and the readiness poll
+ * would be answered by whatever holds the port (another npm start, any web server), printing a token for it.
+ */
+const assertPortFree = async (host: string, port: number): Promise<void> => {
+  const problem = await listenProblem(port, host);
+  if (problem === 'EADDRINUSE') refuse(`PORT ${port} on ${host} is in use by another program: stop it, or start with PORT=<a free port>`);
+  else if (problem !== null) refuse(`cannot listen on PORT ${port} on HOST ${host} (${problem}): start with another PORT or HOST`);
+};
+
 const main = async (): Promise<void> => {
   const env = process.env;
   const dataDir = resolveDataDir(env);
@@ -80,6 +90,7 @@ const main = async (): Promise<void> => {
     if (error instanceof LauncherRunning) refuse(error.message);
     throw error;
   }
+  await assertPortFree(host, port);
   const jwtSecret = loadJwtSecret(dataDir, env);
   const local = await startLocalNats(env, dataDir);
   const natsUrl = local ? local.url : envString(env, 'NATS_URL', '');
@@ -126,7 +137,7 @@ const main = async (): Promise<void> => {
   for (const service of services) service.start();
 
   let stopping = false;
-  const stop = async (): Promise<void> => {
+  const stop = async (exitCode = 0): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.info('stopping');
@@ -135,7 +146,7 @@ const main = async (): Promise<void> => {
     await gateway?.stop();
     await Promise.all(backends.map((service) => service.stop()));
     await local?.stop();
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
@@ -143,8 +154,9 @@ const main = async (): Promise<void> => {
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const base = `http://${shownHost}:${port}`;
   if (!(await waitForReady(`${base}/readyz`, 60_000))) {
+    // A start that did not work is a failure for whoever ran it (a script, a service manager), not a clean stop.
     logger.error('the gateway did not become ready within 60 s');
-    await stop();
+    await stop(1);
     return;
   }
   const token = issueToken(jwtSecret, 'default', 30 * 86_400);

@@ -10,12 +10,18 @@ const ephemeralLow = (): number => {
   }
 };
 
-const bindable = (port: number, host: string): Promise<boolean> =>
+/**
+ * Why `port` on `host` cannot be listened on (`EADDRINUSE`, `EACCES`, `EADDRNOTAVAIL`, ...), or null when it can: a
+ * listen with the options a Node HTTP server uses, so the answer is the one that server would get.
+ */
+export const listenProblem = (port: number, host: string): Promise<string | null> =>
   new Promise((done) => {
     const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, host, () => server.close(() => done(true)));
+    server.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+    server.listen(port, host, () => server.close(() => done(null)));
   });
+
+const bindable = async (port: number, host: string): Promise<boolean> => (await listenProblem(port, host)) === null;
 
 /** Ports this process handed out already (two picks must not collide before either is bound). */
 const handedOut = new Set<number>();
