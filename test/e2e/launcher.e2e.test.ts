@@ -111,6 +111,24 @@ describe('launcher when PORT is taken by another program', () => {
   }, 30_000);
 });
 
+describe('launcher with HOST=::1 (IPv6 loopback)', () => {
+  let dataDir: string;
+  let launched: Launched | null = null;
+  afterAll(async () => {
+    if (launched) await stopLauncher(launched);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('becomes ready and prints URLs with the address in brackets, which work', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-ipv6-'));
+    const port = await freePort('::1');
+    launched = launch({ DATA_DIR: dataDir, PORT: String(port), HOST: '::1', WA_CONNECTOR: 'sandbox' });
+    await untilBannerOrExit(launched, 60_000);
+    expect(launched.output()).toContain(`Gateway ready:  http://[::1]:${port}/v1`);
+    expect(await createInstance(`http://[::1]:${port}`, bannerToken(launched))).toBe(200);
+  }, 90_000);
+});
+
 /** The pids and command lines of `ppid`'s children, from /proc. */
 const childrenOf = (ppid: number): Array<{ pid: number; cmdline: string }> =>
   readdirSync('/proc')

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
 import { envInt, envOptional, envString } from '../config';
@@ -67,6 +68,9 @@ const refuse = (message: string): never => {
   process.stderr.write(`${message}\n`);
   process.exit(1);
 };
+
+/** A host as it goes into a URL: an IPv6 address in brackets (`http://[::1]:3000`). */
+const urlHost = (host: string): string => (isIPv6(host) ? `[${host}]` : host);
 
 /**
  * Nothing is started while PORT cannot be listened on: the gateway would crash-loop on it, and the readiness poll
@@ -152,7 +156,7 @@ const main = async (): Promise<void> => {
   process.on('SIGTERM', () => void stop());
 
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const base = `http://${shownHost}:${port}`;
+  const base = `http://${urlHost(shownHost)}:${port}`;
   if (!(await waitForReady(`${base}/readyz`, 60_000))) {
     // A start that did not work is a failure for whoever ran it (a script, a service manager), not a clean stop.
     logger.error('the gateway did not become ready within 60 s');
