@@ -3,6 +3,7 @@ import { compareWithCheckpoint, INSTANCE_STATES_MODEL } from '../instance';
 import { createLogger } from '../log';
 import { CheckpointStore, connectNats } from '../nats';
 import { natsSettingsFromEnv } from '../config';
+import { NATS_PATIENCE_MS } from './patience';
 
 /**
  * `npm run rebuild -- instance_states [--write]`: folds the read model from the beginning of the log up to the stored
@@ -20,7 +21,8 @@ if (!model || !MODELS.includes(model)) {
 const main = async (): Promise<number> => {
   const logger = createLogger('rebuild', process.env.LOG_LEVEL ?? 'warn');
   const settings = natsSettingsFromEnv(process.env);
-  const nats = await connectNats({ url: settings.natsUrl, name: 'rebuild', logger, replicas: settings.natsReplicas });
+  // A wrong NATS_URL fails after a few seconds with one line, instead of retrying for ever as a service would.
+  const nats = await connectNats({ url: settings.natsUrl, name: 'rebuild', logger, replicas: settings.natsReplicas, giveUpAfterMs: NATS_PATIENCE_MS });
   try {
     const store = await JetStreamEventStore.open(nats, { logger });
     const checkpoints = await CheckpointStore.open(nats);

@@ -2,6 +2,7 @@ import { issueToken, parseScopes, storeRevocation } from '../auth';
 import { loadJwtSecret, resolveDataDir } from '../launcher/dataDir';
 import { createLogger } from '../log';
 import { connectNats } from '../nats';
+import { NATS_PATIENCE_MS } from './patience';
 
 /**
  * `npm run token -- --account NAME [--days N] [--instance ID --scopes send,read,manage]`: prints a token (stdout) and
@@ -36,7 +37,8 @@ const issue = (account: string): void => {
 const revoke = async (account: string, tokenId: string): Promise<void> => {
   const url = process.env.NATS_URL;
   if (!url) fail("revoke needs NATS_URL (the gateway cluster's NATS), or call /v1/revoke_token with an account token");
-  const nats = await connectNats({ url: url ?? '', name: 'token-cli', logger: createLogger('token', 'warn') });
+  // A wrong NATS_URL fails after a few seconds with one line, instead of retrying for ever as a service would.
+  const nats = await connectNats({ url: url ?? '', name: 'token-cli', logger: createLogger('token', 'warn'), giveUpAfterMs: NATS_PATIENCE_MS });
   try {
     await storeRevocation(nats, account, tokenId);
     process.stderr.write(`revoked ${tokenId} of ${account}\n`);

@@ -44,6 +44,11 @@ export interface ConnectOptions {
   replicas?: number;
   /** Default 15 s: long enough for the nodes of a cluster that starts together to join. */
   placementGraceMs?: number;
+  /**
+   * A command-line tool's patience: no server answering (or JetStream not answering) for this long fails with one
+   * message naming the URL. Absent, a service waits for ever (not ready), as it should while NATS starts or is away.
+   */
+  giveUpAfterMs?: number;
 }
 
 /** JetStream keeps at most 5 replicas of a stream. */
@@ -67,14 +72,24 @@ const assertReplicas = (replicas: number): void => {
   }
 };
 
-/** Connects, retrying (with a warning per interval, not per attempt) while no server answers. */
-const connectWhenReachable = async (servers: string[], name: string, logger: Logger): Promise<NatsConnection> => {
+/** The client's default time-out of one connect (for a server that accepts TCP but says nothing). */
+const CONNECT_TIMEOUT_MS = 20_000;
+const RETRY_MS = 1_000;
+
+/**
+ * Connects, retrying (with a warning per interval, not per attempt) while no server answers; with `giveUpAfterMs`,
+ * only that long, then fails with a message for the person at the terminal (the warnings would only repeat it).
+ */
+const connectWhenReachable = async (servers: string[], name: string, logger: Logger, giveUpAfterMs?: number): Promise<NatsConnection> => {
   let lastWarning = 0;
+  const deadline = giveUpAfterMs === undefined ? Infinity : Date.now() + giveUpAfterMs;
   for (;;) {
     try {
       return await connect({
         servers,
         name,
+        // A server that accepts TCP but says nothing must not hold a tool past its patience.
+        ...(giveUpAfterMs === undefined ? {} : { timeout: Math.max(250, Math.min(CONNECT_TIMEOUT_MS, deadline - Date.now())) }),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
         pingInterval: 5_000,
@@ -84,11 +99,16 @@ const connectWhenReachable = async (servers: string[], name: string, logger: Log
         noAsyncTraces: true,
       });
     } catch (error) {
-      if (Date.now() - lastWarning >= UNREACHABLE_LOG_EVERY_MS) {
+      if (giveUpAfterMs !== undefined) {
+        if (Date.now() >= deadline) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw unavailable('nats_unreachable', `NATS at ${servers.join(',')} did not answer (${reason}): is NATS_URL right?`);
+        }
+      } else if (Date.now() - lastWarning >= UNREACHABLE_LOG_EVERY_MS) {
         lastWarning = Date.now();
         logger.warn({ err: error, servers }, 'NATS is unreachable; retrying (not ready)');
       }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(RETRY_MS, deadline - Date.now()))));
     }
   }
 };
@@ -98,10 +118,18 @@ const connectWhenReachable = async (servers: string[], name: string, logger: Log
  * server can keep `replicas` copies, waits until JetStream answers (a cluster electing its leader at start-up), and
  * tracks the connection state so callers fail fast with a 503 while NATS is unreachable.
  */
-export const connectNats = async ({ url, name, logger, timeoutMs = 5_000, replicas = 1, placementGraceMs = 15_000 }: ConnectOptions): Promise<NatsHandle> => {
+export const connectNats = async ({
+  url,
+  name,
+  logger,
+  timeoutMs = 5_000,
+  replicas = 1,
+  placementGraceMs = 15_000,
+  giveUpAfterMs,
+}: ConnectOptions): Promise<NatsHandle> => {
   assertReplicas(replicas);
   const servers = parseNatsServers(url);
-  const nc = await connectWhenReachable(servers, name, logger);
+  const nc = await connectWhenReachable(servers, name, logger, giveUpAfterMs);
   const serverVersion = nc.info?.version ?? 'unknown';
   try {
     assertSupportedServer(serverVersion, replicas, nc.info?.cluster);
@@ -132,7 +160,13 @@ export const connectNats = async ({ url, name, logger, timeoutMs = 5_000, replic
     return () => dropListeners.delete(listener);
   };
   // The JetStream manager asks for the account's info: it fails until the cluster has a meta leader.
-  const jsm = await untilJetStreamAnswers(logger, 'JetStream', () => jetstreamManager(nc, { timeout: timeoutMs }));
+  let jsm: JetStreamManager;
+  try {
+    jsm = await untilJetStreamAnswers(logger, `JetStream at ${servers.join(',')}`, () => jetstreamManager(nc, { timeout: timeoutMs }), giveUpAfterMs);
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
   logger.info({ serverVersion, servers: servers.length, replicas, cluster: nc.info?.cluster ?? null }, 'connected to nats');
   return {
     nc,

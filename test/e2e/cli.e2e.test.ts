@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '@wagw/lib';
+
+const ROOT = resolve(__dirname, '../..');
+
+interface Run {
+  /** The exit code, or 'still running' when it had to be killed after the test's patience ran out. */
+  code: number | null | 'still running';
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a built CLI (`npm run token`, `npm run rebuild` run these after building) with `env` added. */
+const run = (script: string, args: string[], env: NodeJS.ProcessEnv, patienceMs = 20_000): Promise<Run> =>
+  new Promise((done) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let stillRunning = false;
+    const timer = setTimeout(() => {
+      stillRunning = true;
+      child.kill('SIGKILL');
+    }, patienceMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code: stillRunning ? 'still running' : code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+
+describe('CLIs that need NATS, given a NATS_URL where no server answers', () => {
+  let dataDir: string;
+  let natsUrl: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wagw-cli-nats-'));
+    // A port just released by a listener: nothing answers there.
+    natsUrl = `nats://127.0.0.1:${await freePort()}`;
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const expectGaveUp = (result: Run): void => {
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `NATS at ${natsUrl} did not answer (connection refused): is NATS_URL right?\n`,
+    });
+    // About 5 s of retries (a server that is just starting still counts), then it gives up.
+    expect(result.ms).toBeGreaterThan(4_000);
+    expect(result.ms).toBeLessThan(12_000);
+  };
+
+  it('npm run rebuild gives up after about 5 s with one line naming the URL, exit code 2', async () => {
+    expectGaveUp(await run('lib/dist/cli/rebuild.js', ['instance_states'], { NATS_URL: natsUrl, DATA_DIR: dataDir }));
+  }, 30_000);
+
+  it('npm run token -- revoke gives up after about 5 s with one line naming the URL, exit code 2', async () => {
+    expectGaveUp(
+      await run('lib/dist/cli/token.js', ['revoke', '0123456789abcdef0123456789abcdef', '--account', 'acme'], { NATS_URL: natsUrl, DATA_DIR: dataDir }),
+    );
+  }, 30_000);
+});
