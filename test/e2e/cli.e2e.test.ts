@@ -34,6 +34,51 @@ const run = (script: string, args: string[], env: NodeJS.ProcessEnv, patienceMs 
     });
   });
 
+const claimsOf = (token: string): { exp: number; iat: number } =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+
+describe('npm run token (issuing)', () => {
+  let dataDir: string;
+  const token = (args: string[]): Promise<Run> => run('lib/dist/cli/token.js', args, { DATA_DIR: dataDir, AUTH_JWT_SECRET: '' });
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wagw-cli-token-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('issues a token for the days asked, up to 3650', async () => {
+    const result = await token(['--account', 'acme', '--days', '3650']);
+    expect(result.code).toBe(0);
+    const { exp, iat } = claimsOf(result.stdout.trim());
+    expect(exp - iat).toBe(3650 * 86_400);
+  });
+
+  it('refuses --days without a number instead of issuing a 30-day token', async () => {
+    for (const args of [
+      ['--account', 'acme', '--days'],
+      ['--days', '--account', 'acme'],
+    ]) {
+      const result = await token(args);
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: expect.stringContaining('--days needs a value') as unknown,
+      });
+    }
+  });
+
+  it('refuses a lifetime beyond 3650 days (tokens always expire) and one that is not a whole number of days', async () => {
+    for (const days of ['1e300', '3651', '1.5', '0', '-3']) {
+      const result = await token(['--account', 'acme', '--days', days]);
+      expect({ days, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        days,
+        code: 2,
+        stdout: '',
+        stderr: `--days: a whole number of days from 1 to 3650, got ${days}\n`,
+      });
+    }
+  });
+});
+
 describe('CLIs that need NATS, given a NATS_URL where no server answers', () => {
   let dataDir: string;
   let natsUrl: string;

@@ -9,12 +9,10 @@ import { NATS_PATIENCE_MS } from './patience';
  * its id (stderr). `npm run token -- revoke ID --account NAME` (with NATS_URL): revokes one of the account's tokens.
  */
 const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const index = args.indexOf(`--${name}`);
-  return index >= 0 ? args[index + 1] : undefined;
-};
+/** Tokens always expire, and not in centuries: ten years at most. */
+const MAX_DAYS = 3650;
 const USAGE =
-  'usage: npm run token -- --account NAME [--days N] [--instance ID --scopes send,read,manage]\n' +
+  `usage: npm run token -- --account NAME [--days N (1-${MAX_DAYS}, default 30)] [--instance ID --scopes send,read,manage]\n` +
   '       NATS_URL=nats://... npm run token -- revoke TOKEN_ID --account NAME\n';
 
 const fail = (message: string): never => {
@@ -22,9 +20,19 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 
+const option = (name: string): string | undefined => {
+  const index = args.indexOf(`--${name}`);
+  if (index < 0) return undefined;
+  const value = args[index + 1];
+  // An option as the last word, or followed by the next option, is a slip, not a request for the default.
+  return value === undefined || value.startsWith('--') ? fail(`--${name} needs a value\n${USAGE}`) : value;
+};
+
 const issue = (account: string): void => {
-  const days = Number(option('days') ?? '30');
-  if (!Number.isInteger(days) || days < 1) fail(USAGE);
+  const daysText = option('days') ?? '30';
+  // Digits only: Number() would take 1e300 (a token for ever, in effect), 0x10 or 1.5.
+  const days = /^\d+$/.test(daysText) ? Number(daysText) : NaN;
+  if (!(days >= 1 && days <= MAX_DAYS)) fail(`--days: a whole number of days from 1 to ${MAX_DAYS}, got ${daysText}`);
   const instanceId = option('instance');
   const scopes = option('scopes');
   if ((instanceId === undefined) !== (scopes === undefined)) fail('an instance token needs both --instance and --scopes');
