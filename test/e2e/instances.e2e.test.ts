@@ -169,6 +169,11 @@ describe('instances over HTTP', () => {
       const { status } = await stack.call(`/v1/create_instance?access_token=${stack.token()}`, { token: null });
       expect(status).toBe(200);
     });
+    it('answers 401 invalid_token, not "missing", for access_token given twice', async () => {
+      const { status, body } = await stack.call(`/v1/create_instance?access_token=${stack.token()}&access_token=x`, { token: null });
+      expect([status, body.code]).toEqual([401, 'invalid_token']);
+      expect(body.error).toMatch(/access_token more than once/);
+    });
     it('answers 401 without a credential', async () => {
       const { status, body } = await stack.call('/v1/create_instance', { token: null });
       expect(status).toBe(401);

@@ -48,6 +48,13 @@ describe('parseIsoTime', () => {
   );
 });
 
+describe('parseIsoTime in a query', () => {
+  it('says how to send the + of an offset when it arrived as a space (a query decodes + as a space)', () => {
+    expect(() => parseIsoTime('2026-11-24T10:00:00 14:00', 'at')).toThrow(/send the \+ of the offset as %2B/);
+    expect(() => parseIsoTime('yesterday', 'at')).not.toThrow(/%2B/);
+  });
+});
+
 describe('exceedsCharacters', () => {
   it('counts characters as the JSON schemas do: an emoji is one', () => {
     expect(exceedsCharacters('😀'.repeat(3_000), 4_096)).toBe(false);

@@ -87,7 +87,12 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 /** A point in time given as ISO 8601 with a time zone (`2026-11-23T10:00:00Z`); anything else is a 400 naming the field. */
 export const parseIsoTime = (value: string, field: string): Date => {
   const time = ISO_8601.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z`);
+  if (Number.isNaN(time)) {
+    // A query decodes + as a space: `at=...T10:00:00+14:00` typed into a URL arrives as `...T10:00:00 14:00`.
+    const plusAsSpace = ISO_8601.test(value.replace(/ (\d{2}:\d{2})$/, '+$1'));
+    const hint = plusAsSpace ? ' (in a query, send the + of the offset as %2B)' : '';
+    throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z${hint}`);
+  }
   return new Date(time);
 };
 

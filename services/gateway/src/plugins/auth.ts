@@ -25,6 +25,8 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
   }
   const fromQuery = (request.query as Record<string, unknown> | undefined)?.access_token;
   if (typeof fromQuery === 'string') return fromQuery;
+  // Repeated, the query parser makes it a list: a credential sent wrong, not a missing one.
+  if (Array.isArray(fromQuery)) throw new AppError('unauthenticated', 'invalid_token', 'access_token more than once: send one credential');
   const fromBody = (request.body as Record<string, unknown> | undefined)?.access_token;
   return typeof fromBody === 'string' ? fromBody : undefined;
 };
