@@ -2,6 +2,8 @@ import { conflict, unavailable } from '@wagw/lib';
 import type { Session } from './session';
 
 export const alreadyConnected = () => conflict('already_connected', 'The instance is connected; no QR code is needed');
+export const alreadyLinked = () =>
+  conflict('already_linked', 'The instance is linked and its connection is coming back: no QR code comes for it; reset_instance first to link another phone');
 
 /**
  * Waits at most `waitMs` for the session's QR code. Answers early when the phone links meanwhile (409), or when the

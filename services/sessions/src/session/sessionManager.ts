@@ -4,7 +4,7 @@ import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
 import { InstanceResets } from './instanceResets';
 import { connectionFactOf } from './platformFacts';
-import { alreadyConnected, waitForQr } from './qrWait';
+import { alreadyConnected, alreadyLinked, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
 import { newSession, wake, type Session } from './session';
@@ -87,6 +87,8 @@ export class SessionManager {
   async getQr(instanceId: string, waitMs: number): Promise<string> {
     const running = this.sessions.get(instanceId);
     if (running?.status === 'connected') throw alreadyConnected();
+    // A linked instance's connection logs in with its stored link: no QR code comes while it is down and coming back.
+    if (running && !running.qr && this.registry.get(instanceId)?.linkedNumber) throw alreadyLinked();
     const session = running ?? (await this.start(instanceId));
     return waitForQr(session, () => this.sessions.get(instanceId) === session, waitMs);
   }
