@@ -167,6 +167,7 @@ export class SessionManager {
     const session = this.sessions.get(instanceId);
     this.sessions.delete(instanceId);
     if (session?.reconnectTimer) clearTimeout(session.reconnectTimer);
+    if (session) wake(session);
     await session?.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
     await this.connector.purge(instanceId);
   }
@@ -206,6 +207,8 @@ export class SessionManager {
     this.sessions.delete(instanceId);
     if (!session) return;
     if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+    // A get_qrcode waiting on it answers now, not at its deadline: no QR code comes from it any more.
+    wake(session);
     await session.connection?.close();
   }
 

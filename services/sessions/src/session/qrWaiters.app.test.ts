@@ -9,9 +9,9 @@ import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
 import type { Leases } from './sessionOptions';
 
-// get_qrcode on a linked instance whose connection is down and coming back (reconnect backoff): a QR code never
-// comes for it (it logs in with its stored link), so waiting QR_WAIT_MS for one and answering 503 qr_timeout told
-// the user to try again, forever. It is answered at once: linked, reset_instance to link another phone.
+// get_qrcode waits up to QR_WAIT_MS for a QR code; it answers at once when none can come: a linked instance whose
+// connection is down and coming back logs in with its stored link (waiting, then 503 qr_timeout, told the user to try
+// again, forever), and a session stopped here (its lease lost to another replica, a shutdown) shows none any more.
 
 const NUMBER = '4915112345678';
 
@@ -44,17 +44,20 @@ class ScriptedConnector implements Connector {
   forgetContent = async (): Promise<void> => undefined;
 }
 
+let loseLease: (instanceId: string) => void = () => undefined;
 const leases: Leases = {
   acquire: async () => true,
   release: async () => undefined,
   owns: () => true,
   isFree: () => false,
-  onLost: () => undefined,
+  onLost: (listener) => {
+    loseLease = listener;
+  },
   onFreed: () => undefined,
   stop: async () => undefined,
 };
 
-describe('SessionManager: get_qrcode of a linked instance (application, in-memory store)', () => {
+describe('SessionManager: get_qrcode when no QR code can come (application, in-memory store)', () => {
   const store = new InMemoryEventStore();
   const registry = new InstanceRegistry(store, testLogger());
   const connector = new ScriptedConnector();
@@ -90,6 +93,29 @@ describe('SessionManager: get_qrcode of a linked instance (application, in-memor
     );
     expect(isAppError(error) && [error.kind, error.code]).toEqual(['conflict', 'already_linked']);
     expect(String((error as Error).message)).toMatch(/reset_instance/);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('answers a get_qrcode waiting on a session stopped here (its lease lost) at once, not at its deadline', async () => {
+    const unlinked = 'UNLINKED1';
+    await store.append(instanceStream(unlinked), [instanceEvent('InstanceCreated', new Date().toISOString(), { instance_id: unlinked, account: 'acme' })], {
+      expectedVersion: 0,
+      commandId: `c-${unlinked}`,
+    });
+    await eventually(
+      async () => registry.get(unlinked),
+      (known) => known !== undefined,
+    );
+    const started = Date.now();
+    const waiting = sessions.getQr(unlinked, 3_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // Its connection is open and shows no QR code yet.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    loseLease(unlinked);
+    const error = await waiting;
+    expect(isAppError(error) && error.kind).toBe('unavailable');
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
