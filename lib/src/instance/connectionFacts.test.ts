@@ -57,6 +57,10 @@ describe('Instance aggregate: what a platform connection reports', () => {
     given(created, linked, connected)
       .when(fact({ type: 'disconnected', reason: 'connection_lost' }))
       .then([instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost', reconnecting: true })]);
+    // Not linked (its QR code was on screen): nothing logs in again by itself; get_qrcode starts anew.
+    given(created, connecting, qrIssued)
+      .when(fact({ type: 'disconnected', reason: 'connection_lost' }))
+      .then([instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost', reconnecting: false })]);
     given(created, linked, connected)
       .when(fact({ type: 'logged_out', reason: 'logged_out_on_phone' }))
       .then([instanceEvent('InstanceLoggedOut', LATER, { reason: 'logged_out_on_phone' })]);

@@ -9,7 +9,7 @@ import { activeRestriction, type InstanceState } from './state';
  * - a QR code is announced once per wait for a scan (never its content);
  * - connecting to a number other than the linked one links it first;
  * - a QR code that expired unscanned returns the instance to `created`; disconnects, logouts and failures carry their
- *   reason;
+ *   reason; a disconnect says whether the instance reconnects by itself (only a linked one does);
  * - a restriction is recorded once while it holds (each refused send reports it again), again when WhatsApp names a
  *   new end; its lifting only when one holds.
  */
@@ -29,7 +29,9 @@ export const decideConnectionFact = (command: RecordConnectionFact, state: Insta
     case 'disconnected':
       return fact.reason === 'qr_expired'
         ? [instanceEvent('InstanceQrExpired', now, {})]
-        : [instanceEvent('InstanceDisconnected', now, { reason: fact.reason, reconnecting: true })];
+        : // A linked instance logs in again from its stored link (the holder of its lease, or whichever takes it);
+          // an unlinked one (its QR code on screen) does not: get_qrcode starts anew.
+          [instanceEvent('InstanceDisconnected', now, { reason: fact.reason, reconnecting: state.linkedNumber !== null })];
     case 'logged_out':
       return [instanceEvent('InstanceLoggedOut', now, { reason: fact.reason })];
     case 'failed':
