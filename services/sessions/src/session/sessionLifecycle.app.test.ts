@@ -245,6 +245,29 @@ describe('SessionManager: connections opened, stopped and reset at once (applica
       expect(connector.live().map((c) => c.qr)).toEqual([first]);
       expect(held).toBe(true);
     });
+
+    it('answers two get_qrcode asked at once during the logout with the QR code of one connection', async () => {
+      await routed(() => sessions.reconnect(id));
+      connector.loggingOut.held = true;
+      await reset();
+      await eventually(
+        async () => connector.loggingOut.count,
+        (count) => count === 1,
+      );
+      const asked = [routed(() => sessions.getQr(id, 2_000)), routed(() => sessions.getQr(id, 2_000))];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      connector.loggingOut.open();
+      const [first, second] = await Promise.all(asked);
+      expect(second).toBe(first);
+      expect(connector.live().map((c) => c.qr)).toEqual([first]);
+    });
+  });
+
+  it('answers two get_qrcode asked at once (a page polling, a pairing code beside it) with the QR code of one connection', async () => {
+    await created();
+    const [first, second] = await Promise.all([routed(() => sessions.getQr(id, 1_000)), routed(() => sessions.getQr(id, 1_000))]);
+    expect(second).toBe(first);
+    expect(connector.opened).toHaveLength(1);
   });
 
   describe('the lease of an instance nothing runs for', () => {

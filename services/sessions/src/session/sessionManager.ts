@@ -19,6 +19,8 @@ import { DEFAULT_SESSION_OPTIONS, type Leases, type SessionOptions } from './ses
  */
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
+  /** Starts under way by `startShared`, by instance. */
+  private readonly starting = new Map<string, Promise<Session>>();
   private closing = false;
   private claimTimer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> = Promise.resolve();
@@ -89,7 +91,7 @@ export class SessionManager {
     if (running?.status === 'connected') throw alreadyConnected();
     // A linked instance's connection logs in with its stored link: no QR code comes while it is down and coming back.
     if (running && !running.qr && this.registry.get(instanceId)?.linkedNumber) throw alreadyLinked();
-    const session = running ?? (await this.start(instanceId));
+    const session = running ?? (await this.startShared(instanceId));
     return waitForQr(session, () => this.sessions.get(instanceId) === session, waitMs);
   }
 
@@ -142,12 +144,12 @@ export class SessionManager {
 
   /** Takes a free linked instance and connects it from its stored credentials (no QR code). */
   private async claim(instanceId: string): Promise<void> {
-    if (this.closing || this.sessions.has(instanceId) || !this.registry.isLinked(instanceId)) return;
+    if (this.closing || this.sessions.has(instanceId) || this.starting.has(instanceId) || !this.registry.isLinked(instanceId)) return;
     try {
       if (!(await this.ownership.acquire(instanceId))) return;
       this.logger.info({ instanceId }, 'taking over a linked instance');
       // A failed start gives the lease up itself.
-      await this.start(instanceId);
+      await this.startShared(instanceId);
     } catch (error) {
       this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; the next sweep retries');
     }
@@ -175,6 +177,19 @@ export class SessionManager {
   /** Gives the lease up when nothing here needs it: no connection runs, no reset is under way (it releases its own). */
   private async releaseIfIdle(instanceId: string): Promise<void> {
     if (!this.sessions.has(instanceId) && !this.resets.busy(instanceId)) await this.ownership.release(instanceId);
+  }
+
+  /**
+   * One start at a time per instance for those who only need a session (get_qrcode, a take-over): a second caller
+   * meanwhile gets the first one's. A start waits for a reset under way before its session shows, so two get_qrcode
+   * at once both started one, and the first was closed as it opened (its caller got 503 qr_timeout).
+   */
+  private startShared(instanceId: string): Promise<Session> {
+    const under = this.starting.get(instanceId);
+    if (under) return under;
+    const started = this.start(instanceId).finally(() => this.starting.delete(instanceId));
+    this.starting.set(instanceId, started);
+    return started;
   }
 
   /** Starts a connection; the caller holds the lease, which a failed start gives up (the claim sweep tries again). */
