@@ -20,6 +20,7 @@ import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerStrictJsonBody } from './plugins/jsonBody';
 import { nodeRefusalOptions, registerNodeRefusals } from './plugins/nodeRefusals';
+import { registerShutdownRefusal, shutdownOptions } from './plugins/shutdown';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { parseQuery, registerStrictQuery } from './plugins/querystring';
@@ -86,8 +87,10 @@ export const buildGateway = async ({
     routerOptions: { querystringParser: parseQuery },
     ...frameworkErrorOptions(loggerInstance),
     ...nodeRefusalOptions,
+    ...shutdownOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerNodeRefusals(app, loggerInstance);
+  registerShutdownRefusal(app);
   registerValidation(app);
   registerStrictJsonBody(app);
   registerErrorHandling(app);

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { unavailable } from '@wagw/lib';
+
+/**
+ * Fastify answers a request that reaches a closing server itself (`return503OnClosing`): a bare 503 without
+ * Retry-After or the error envelope, skipping every hook. Switched off, a hook refuses such a request instead, through
+ * the one error model: 503 `server_shutting_down` with Retry-After, and the connection closed so that a load
+ * balancer's keep-alive pool takes another replica for the next one.
+ */
+export const shutdownOptions = { return503OnClosing: false } as const;
+
+export const registerShutdownRefusal = (app: FastifyInstance): void => {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw unavailable('server_shutting_down', 'This gateway replica is shutting down; retry (another replica answers)');
+  });
+};
