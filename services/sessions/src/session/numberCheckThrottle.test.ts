@@ -25,10 +25,26 @@ describe('NumberCheckThrottle', () => {
   it('takes nothing from a refused request, and never refills beyond the burst', () => {
     let now = 0;
     const throttle = new NumberCheckThrottle({ burst: 10, perMinute: 60 }, () => now);
-    expect(() => throttle.take('A', 11)).toThrow(/try again/);
     throttle.take('A', 10);
+    expect(() => throttle.take('A', 1)).toThrow(/try again/);
     now += 3_600_000;
-    expect(() => throttle.take('A', 11)).toThrow(/try again/);
+    throttle.take('A', 10);
+    expect(() => throttle.take('A', 1)).toThrow(/try again/);
+  });
+
+  it('refuses a check of more numbers than the burst as a 400, not a 429 whose wait would never be enough', () => {
+    const throttle = new NumberCheckThrottle({ burst: 10, perMinute: 30 }, () => 0);
+    const refused = (() => {
+      try {
+        throttle.take('A', 11);
+      } catch (error) {
+        return error;
+      }
+      return null;
+    })();
+    expect(refused).toMatchObject({ kind: 'invalid_argument', code: 'too_many_numbers' });
+    expect(String(refused)).toMatch(/at most 10 numbers per check/);
+    // Nothing was taken.
     throttle.take('A', 10);
   });
 });

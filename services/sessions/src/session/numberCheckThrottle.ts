@@ -1,4 +1,4 @@
-import { AppError } from '@wagw/lib';
+import { AppError, invalidArgument } from '@wagw/lib';
 
 export interface NumberCheckLimits {
   /** Numbers an instance may check in a burst. */
@@ -27,8 +27,12 @@ export class NumberCheckThrottle {
 
   /** Takes `count` numbers from the instance's allowance, or throws rate_limited (nothing taken). */
   take(instanceId: string, count: number): void {
-    const now = this.now();
     const { burst, perMinute } = this.limits;
+    // The bucket never holds more than the burst: a 429 with a wait would promise what no wait brings.
+    if (count > burst) {
+      throw invalidArgument('too_many_numbers', `This gateway checks at most ${burst} numbers per check (NUMBER_CHECKS_BURST); split the list`);
+    }
+    const now = this.now();
     const bucket = this.buckets.get(instanceId) ?? { tokens: burst, at: now };
     const tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 60_000) * perMinute);
     if (tokens < count) {
