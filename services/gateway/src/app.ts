@@ -52,6 +52,11 @@ export interface GatewayDeps {
   rateLimit?: { counter: WindowCounter; settings: RateLimitSettings };
   /** Live events (`/v1/events`): heartbeat interval and per-reader buffer bound. */
   sse?: Partial<SseOptions>;
+  /**
+   * A connection on which no byte moved this long is closed (`HTTP_IDLE_TIMEOUT_MS`): an export or a stream whose
+   * client stopped reading would hold its scan, or its live feed, for good. Above every wait the API makes on purpose.
+   */
+  idleTimeoutMs?: number;
 }
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
@@ -60,6 +65,8 @@ Authenticate with a JWT as \`Authorization: Bearer <token>\` or as \`access_toke
 Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, code }\` with 400 (invalid input),
 401 (missing or bad credential), 404 (unknown instance, or another account's), 409 (wrong state), 413 (too large),
 429 (rate limited) or 503 (a dependency is down); a 429 or 503 carries \`Retry-After\` (seconds).`;
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
 export const buildGateway = async ({
@@ -73,6 +80,7 @@ export const buildGateway = async ({
   bodyLimit = 64 * 1024,
   rateLimit,
   sse = {},
+  idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -80,6 +88,7 @@ export const buildGateway = async ({
     // Fastify's own request lines would log URLs with access_token; the metrics hook logs them redacted instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
+    connectionTimeout: idleTimeoutMs,
     // Fastify's automatic HEAD route runs the GET handler and drops the body, so a HEAD on an API route would send a
     // message or create an instance (the GET forms act), and hang on /v1/events. HEAD is answered only where a route
     // registers it (static files); elsewhere it is a 405 with the truthful Allow list.

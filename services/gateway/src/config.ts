@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { envInt, envOptional, envString } from '@wagw/lib';
 import type { RateLimitSettings } from './plugins/rateLimit';
 import { SSE_DEFAULTS } from './events/sseConnection';
+import { DEFAULT_IDLE_TIMEOUT_MS } from './app';
 
 export interface GatewayConfig {
   host: string;
@@ -12,6 +13,8 @@ export interface GatewayConfig {
   sandbox: boolean;
   jwtSecret: string;
   bodyLimit: number;
+  /** `HTTP_IDLE_TIMEOUT_MS`: a connection on which nothing moved this long is closed. */
+  idleTimeoutMs?: number;
   /** Where gateway replicas share rate-limit counts; absent = this replica counts alone. */
   natsUrl?: string;
   /** `NATS_REPLICAS`: copies of the bucket the gateway creates (revoked tokens), as every service keeps. */
@@ -34,6 +37,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sandbox: envString(env, 'WA_CONNECTOR', 'baileys') === 'sandbox',
     jwtSecret,
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024),
+    idleTimeoutMs: envInt(env, 'HTTP_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS),
     natsUrl: envOptional(env, 'NATS_URL'),
     natsReplicas: envInt(env, 'NATS_REPLICAS', 1),
     replicaId: envString(env, 'GATEWAY_REPLICA_ID', `${hostname()}-${process.pid}`),

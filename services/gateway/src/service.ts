@@ -38,6 +38,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     revocations,
     logger,
     bodyLimit: config.bodyLimit,
+    ...(config.idleTimeoutMs !== undefined ? { idleTimeoutMs: config.idleTimeoutMs } : {}),
     // Both limits 0: no limiter at all (not even counting).
     ...(config.rateLimit.accountMax > 0 || config.rateLimit.anonymousMax > 0 ? { rateLimit: { counter, settings: config.rateLimit } } : {}),
     ...(config.sse ? { sse: config.sse } : {}),
