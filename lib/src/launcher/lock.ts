@@ -1,5 +1,6 @@
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { argvOf, isAlive } from '../ops/processes';
 
 /**
  * One launcher per DATA_DIR. A second one would take the first one's nats-server for an orphan and stop it (the
@@ -32,24 +33,7 @@ export const startTimeOf = (pid: number): string | null => {
   }
 };
 
-const isLauncher = (pid: number): boolean => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-      .split('\0')
-      .some((arg) => /launcher[\\/]main\.[jt]s$/.test(arg));
-  } catch {
-    return false;
-  }
-};
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const isLauncher = (pid: number): boolean => (argvOf(pid) ?? []).some((arg) => /launcher[\\/]main\.[jt]s$/.test(arg));
 
 const describeSelf = (): string => `${process.pid} ${startTimeOf(process.pid) ?? ''}`.trim();
 

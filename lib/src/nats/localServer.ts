@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { freeFixedPort } from './ports';
+import { argvOf, isAlive } from '../ops/processes';
 
 /** A nats-server process this product started (tests, benchmarks, the quickstart). */
 export interface LocalNatsServer {
@@ -69,15 +70,6 @@ const exited = (child: ChildProcess): Promise<void> =>
     else child.once('exit', () => resolve());
   });
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /**
  * A nats-server left running on `storeDir` by a launcher that was killed (SIGKILL, OOM) is stopped first: two
  * servers on one store would corrupt it. It is recognised by the pid file each server writes into its store, and
@@ -87,13 +79,12 @@ const isAlive = (pid: number): boolean => {
  */
 const stopStaleServer = async (storeDir: string, pidFile: string): Promise<void> => {
   let pid: number;
-  let cmdline: string;
   try {
     pid = Number(readFileSync(pidFile, 'utf8').trim());
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   } catch {
     return;
   }
+  const cmdline = `${(argvOf(pid) ?? []).join(' ')} `;
   if (!Number.isSafeInteger(pid) || pid <= 1 || !cmdline.includes('nats-server') || !cmdline.includes(` ${storeDir} `)) return;
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 5_000;
