@@ -1,4 +1,4 @@
-import { InMemoryEventStore, instanceEvent, instanceStream, type InstanceEvent } from '@wagw/lib';
+import { InMemoryEventStore, instanceEvent, instanceStream, isAppError, type InstanceEvent } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
@@ -46,13 +46,16 @@ class ScriptedConnector implements Connector {
   forgetContent = async (): Promise<void> => undefined;
 }
 
-/** This replica holds every lease. */
+/** This replica holds every lease (until a test says it lost one). */
+let loseLease: (instanceId: string) => void = () => undefined;
 const leases: Leases = {
   acquire: async () => true,
   release: async () => undefined,
   owns: () => true,
   isFree: () => false,
-  onLost: () => undefined,
+  onLost: (listener) => {
+    loseLease = listener;
+  },
   onFreed: () => undefined,
   stop: async () => undefined,
 };
@@ -223,5 +226,74 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
     // Over by its end: the log shows it no longer, and a lifting is recorded only while one holds.
     expect(await restrictionEvents()).toEqual(['InstanceRestricted', 'InstanceRestrictionLifted', 'InstanceRestricted']);
     expect(sessions.sendsPaused(id)).toBe(false);
+  });
+});
+
+// get_qrcode waits up to QR_WAIT_MS for a QR code; it answers at once when none can come: a linked instance whose
+// connection is down and coming back logs in with its stored link (waiting, then 503 qr_timeout, told the user to try
+// again, forever), and a session stopped here (its lease lost to another replica, a shutdown) shows none any more.
+
+describe('SessionManager: get_qrcode when no QR code can come (application, in-memory store)', () => {
+  const store = new InMemoryEventStore();
+  const registry = new InstanceRegistry(store, testLogger());
+  const connector = new ScriptedConnector();
+  const facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
+  let sessions: SessionManager;
+  const id = 'LINKED1';
+
+  beforeAll(async () => {
+    // Made here, the last manager made: the one `loseLease` speaks to.
+    sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: 60_000 }, () => 0);
+    registry.start();
+    const now = new Date().toISOString();
+    await store.append(
+      instanceStream(id),
+      [instanceEvent('InstanceCreated', now, { instance_id: id, account: 'acme' }), instanceEvent('InstanceLinked', now, { number: NUMBER })],
+      { expectedVersion: 0, commandId: `c-${id}` },
+    );
+    await eventually(
+      async () => registry.get(id)?.linkedNumber,
+      (linked) => linked === NUMBER,
+    );
+  });
+  afterAll(async () => {
+    await sessions.closeAll();
+    await registry.stop();
+  });
+
+  it('answers 409 already_linked at once while its connection is down and coming back, not 503 qr_timeout after the wait', async () => {
+    await sessions.reconnect(id);
+    connector.emit(id, { type: 'disconnected', reason: 'connection lost' });
+    const started = Date.now();
+    const error = await sessions.getQr(id, 3_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isAppError(error) && [error.kind, error.code]).toEqual(['conflict', 'already_linked']);
+    expect(String((error as Error).message)).toMatch(/reset_instance/);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('answers a get_qrcode waiting on a session stopped here (its lease lost) at once, not at its deadline', async () => {
+    const unlinked = 'UNLINKED1';
+    await store.append(instanceStream(unlinked), [instanceEvent('InstanceCreated', new Date().toISOString(), { instance_id: unlinked, account: 'acme' })], {
+      expectedVersion: 0,
+      commandId: `c-${unlinked}`,
+    });
+    await eventually(
+      async () => registry.get(unlinked),
+      (known) => known !== undefined,
+    );
+    const started = Date.now();
+    const waiting = sessions.getQr(unlinked, 3_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // Its connection is open and shows no QR code yet.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    loseLease(unlinked);
+    const error = await waiting;
+    expect(isAppError(error) && error.kind).toBe('unavailable');
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
