@@ -70,13 +70,13 @@ export const scheduledEvent = (
   instanceId: string,
   webhook: WebhookEvent,
   target: DeliveryTarget,
-  { notBefore, erased = false }: { notBefore?: Date; erased?: boolean } = {},
+  { notBefore, erased = false, body }: { notBefore?: Date; erased?: boolean; /** `webhook` as JSON, when the caller has it already. */ body?: string } = {},
 ): DeliveryScheduled =>
   deliveryEvent('DeliveryScheduled', webhook.timestamp, {
     delivery_id: target.deliveryId,
     instance_id: instanceId,
     event_type: webhook.type,
-    body: erased ? null : JSON.stringify(webhook),
+    body: erased ? null : (body ?? JSON.stringify(webhook)),
     ...(erased ? { erased: true } : {}),
     ...(target.replayOf ? { replay_of: target.replayOf } : {}),
     ...(notBefore ? { not_before: notBefore.toISOString() } : {}),
@@ -117,18 +117,21 @@ export const firstAttempt = async (
   // history reads it (README, Erasure: replays keep every event, its content null).
   const erased = deps.erasure.contentErased(instanceId, webhook.type, webhook.timestamp);
   if (erased && !target.replayOf) {
-    await recordErasedDrop(deps.deliveries, instanceId, webhook, target);
+    // Whether it was recorded before is known already (above).
+    await recordErasedDrop(deps.deliveries, instanceId, webhook, { ...target, redelivered: false });
     return done;
   }
   const payload = erased ? { ...webhook, data: erasedPayloadData(webhook.type, webhook.data) } : webhook;
+  // Serialized once: the attempt's body and every record of it (this is the path of every live webhook).
+  const body = JSON.stringify(payload);
   /** The opening record as of now: without its payload once an erasure came meanwhile (an attempt takes seconds). */
   const opening = (notBefore?: Date): DeliveryScheduled =>
-    scheduledEvent(instanceId, payload, target, { notBefore, erased: holdsErasedContent(deps.erasure, instanceId, payload) });
+    scheduledEvent(instanceId, payload, target, { notBefore, body, erased: holdsErasedContent(deps.erasure, instanceId, payload) });
   if (deps.breaker.waitMs(instanceId) > 0) {
     await recordDelivery(deps.deliveries, deliveryStream(instanceId, deliveryId), [opening()], commandId);
     return done;
   }
-  const delivery = { ...(evolveDelivery(initialDeliveryState(), opening()) as Delivery), body: JSON.stringify(payload) };
+  const delivery = { ...(evolveDelivery(initialDeliveryState(), opening()) as Delivery), body };
   const attempt = deps.attempter.attempt(instanceId, delivery, url);
   /** A success on the delivered stream, anything else as a job for the deliverer; both opened by `opening()`. */
   const recordOutcome = async (outcome: Outcome): Promise<void> => {
