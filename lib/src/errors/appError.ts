@@ -26,7 +26,9 @@ export class AppError extends Error {
   ) {
     super(message, options);
     this.name = 'AppError';
-    this.retryAfterS = options?.retryAfterS;
+    // Whole seconds, as Retry-After carries them; a wait that is not one (0, negative, not finite) is none.
+    const wait = options?.retryAfterS;
+    this.retryAfterS = wait !== undefined && Number.isFinite(wait) && wait > 0 ? Math.ceil(wait) : undefined;
   }
 }
 
@@ -40,8 +42,7 @@ const DEFAULT_RETRY_AFTER_S: Partial<Record<ErrorKind, number>> = { rate_limited
 export const retryAfterOf = (error: AppError): number | null => {
   const fallback = DEFAULT_RETRY_AFTER_S[error.kind];
   if (fallback === undefined) return null;
-  const known = error.retryAfterS;
-  return known !== undefined && Number.isFinite(known) && known > 0 ? Math.ceil(known) : fallback;
+  return error.retryAfterS ?? fallback;
 };
 
 export const invalidArgument = (code: string, message: string): AppError => new AppError('invalid_argument', code, message);

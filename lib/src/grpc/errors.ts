@@ -21,7 +21,7 @@ export const toStatus = (error: unknown): Partial<StatusObject> => {
   if (error instanceof AppError) {
     metadata.set('error-kind', error.kind);
     metadata.set('error-code', error.code);
-    if (error.retryAfterS !== undefined) metadata.set('error-retry-after-s', String(Math.ceil(error.retryAfterS)));
+    if (error.retryAfterS !== undefined) metadata.set('error-retry-after-s', String(error.retryAfterS));
     return { code: KIND_TO_STATUS[error.kind], details: error.message, metadata };
   }
   metadata.set('error-kind', 'internal');
@@ -29,11 +29,8 @@ export const toStatus = (error: unknown): Partial<StatusObject> => {
   return { code: Status.INTERNAL, details: 'Internal error', metadata };
 };
 
-/** A wait the server sent (seconds, as metadata or a CallError field; absent or 0: none), as AppError options. */
-const retryAfter = (value: string | number | undefined): { retryAfterS?: number } => {
-  const seconds = Number(value ?? 0);
-  return Number.isFinite(seconds) && seconds > 0 ? { retryAfterS: seconds } : {};
-};
+/** A wait the server sent (seconds, as metadata or a CallError field; absent or 0: none; AppError checks it). */
+const retryAfter = (value: string | number | undefined): { retryAfterS?: number } => (value === undefined ? {} : { retryAfterS: Number(value) });
 
 const first = (metadata: Metadata | undefined, key: string): string | undefined => {
   const value = metadata?.get(key)[0];
@@ -70,7 +67,7 @@ export interface ErrorDetail {
 
 export const toErrorDetail = (error: unknown): ErrorDetail =>
   error instanceof AppError
-    ? { kind: error.kind, code: error.code, message: error.message, ...(error.retryAfterS === undefined ? {} : { retryAfterS: Math.ceil(error.retryAfterS) }) }
+    ? { kind: error.kind, code: error.code, message: error.message, ...(error.retryAfterS === undefined ? {} : { retryAfterS: error.retryAfterS }) }
     : { kind: 'internal', code: 'internal', message: 'Internal error' };
 
 export const fromErrorDetail = (detail: ErrorDetail): AppError =>
