@@ -147,6 +147,24 @@ describe('JetStream event store on a 3-node cluster', () => {
     await third!.restart();
   }, 60_000);
 
+  it('gives up making a bucket while the quorum is lost when the connection has a give-up time (a command-line tool)', async () => {
+    const tool = await connectNats({ url: cluster.url, name: 'tool', logger: testLogger(), replicas: 3, timeoutMs: 1_000, giveUpAfterMs: 2_000 });
+    const [, second, third] = cluster.nodes;
+    await second!.kill();
+    await third!.kill();
+    const started = Date.now();
+    // Bounded here too: without the give-up time the bucket is retried for ever.
+    const error = await Promise.race([
+      errorOf(openKvBucket(tool, 'tool_bucket')),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000)),
+    ]);
+    expect(isAppError(error) && error.code).toBe('jetstream_unavailable');
+    expect(Date.now() - started).toBeLessThan(6_000);
+    await tool.close();
+    await second!.restart();
+    await third!.restart();
+  }, 30_000);
+
   it('fails requests waiting on a connection that drops at once, instead of after their time-out', async () => {
     const node = cluster.nodes.find((n) => n.running)!;
     const single = await connectNats({ url: node.url, name: 'single', logger: testLogger(), replicas: 3, timeoutMs: 20_000 });

@@ -35,8 +35,11 @@ export class CheckpointStore {
   private constructor(private readonly store: ObjectStore) {}
 
   static async open(nats: NatsHandle): Promise<CheckpointStore> {
-    const store = await untilJetStreamAnswers(nats.logger, `object store ${OBJECT_STORES.checkpoints}`, () =>
-      new Objm(nats.nc).create(OBJECT_STORES.checkpoints, { replicas: nats.replicas }),
+    const store = await untilJetStreamAnswers(
+      nats.logger,
+      `object store ${OBJECT_STORES.checkpoints}`,
+      () => new Objm(nats.nc).create(OBJECT_STORES.checkpoints, { replicas: nats.replicas }),
+      nats.giveUpAfterMs,
     );
     return new CheckpointStore(store);
   }

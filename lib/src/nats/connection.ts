@@ -19,6 +19,8 @@ export interface NatsHandle {
   readonly timeoutMs: number;
   /** How long a stream or bucket that cannot be placed on `replicas` servers is retried before it is a configuration error. */
   readonly placementGraceMs: number;
+  /** `ConnectOptions.giveUpAfterMs`: every start-up step on this connection (streams, buckets) gives up after it too. */
+  readonly giveUpAfterMs: number | undefined;
   readonly logger: Logger;
   isConnected(): boolean;
   /** Throws an `unavailable` AppError at once while the connection is down, instead of waiting for a timeout. */
@@ -177,6 +179,7 @@ export const connectNats = async ({
     replicas,
     timeoutMs,
     placementGraceMs,
+    giveUpAfterMs,
     logger,
     isConnected: () => connected && !nc.isClosed(),
     ensureConnected,

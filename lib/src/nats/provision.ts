@@ -54,20 +54,25 @@ const raiseReplicas = async (nats: NatsHandle, info: StreamInfo, what: string, f
  */
 export const ensureStream = (nats: NatsHandle, spec: StreamSpec): Promise<StreamConfig> => {
   const firstTry = Date.now();
-  return untilJetStreamAnswers(nats.logger, `stream ${spec.name}`, async () => {
-    const existing = await streamInfoOrNull(nats, spec.name);
-    try {
-      if (!existing) return (await nats.jsm.streams.add({ ...spec, num_replicas: nats.replicas })).config;
-      if (!sameSettings(existing.config, spec)) {
-        const update = { ...existing.config, ...spec, num_replicas: Math.max(existing.config.num_replicas, nats.replicas) };
-        return (await nats.jsm.streams.update(spec.name, update)).config;
+  return untilJetStreamAnswers(
+    nats.logger,
+    `stream ${spec.name}`,
+    async () => {
+      const existing = await streamInfoOrNull(nats, spec.name);
+      try {
+        if (!existing) return (await nats.jsm.streams.add({ ...spec, num_replicas: nats.replicas })).config;
+        if (!sameSettings(existing.config, spec)) {
+          const update = { ...existing.config, ...spec, num_replicas: Math.max(existing.config.num_replicas, nats.replicas) };
+          return (await nats.jsm.streams.update(spec.name, update)).config;
+        }
+      } catch (error) {
+        throw replicasError(error, nats, `stream ${spec.name}`, firstTry);
       }
-    } catch (error) {
-      throw replicasError(error, nats, `stream ${spec.name}`, firstTry);
-    }
-    await raiseReplicas(nats, existing, `stream ${spec.name}`, firstTry);
-    return existing.config;
-  });
+      await raiseReplicas(nats, existing, `stream ${spec.name}`, firstTry);
+      return existing.config;
+    },
+    nats.giveUpAfterMs,
+  );
 };
 
 export interface KvBucketOptions {
@@ -83,19 +88,24 @@ export interface KvBucketOptions {
  */
 export const openKvBucket = (nats: NatsHandle, bucket: string, options: KvBucketOptions = {}): Promise<KV> => {
   const firstTry = Date.now();
-  return untilJetStreamAnswers(nats.logger, `KV bucket ${bucket}`, async () => {
-    let kv: KV;
-    try {
-      kv = await nats.kvm.create(bucket, {
-        history: 1,
-        replicas: nats.replicas,
-        allow_direct: nats.replicas === 1,
-        ...(options.ttlMs ? { ttl: options.ttlMs } : {}),
-      });
-    } catch (error) {
-      throw replicasError(error, nats, `KV bucket ${bucket}`, firstTry);
-    }
-    await raiseReplicas(nats, await nats.jsm.streams.info(`KV_${bucket}`), `KV bucket ${bucket}`, firstTry);
-    return kv;
-  });
+  return untilJetStreamAnswers(
+    nats.logger,
+    `KV bucket ${bucket}`,
+    async () => {
+      let kv: KV;
+      try {
+        kv = await nats.kvm.create(bucket, {
+          history: 1,
+          replicas: nats.replicas,
+          allow_direct: nats.replicas === 1,
+          ...(options.ttlMs ? { ttl: options.ttlMs } : {}),
+        });
+      } catch (error) {
+        throw replicasError(error, nats, `KV bucket ${bucket}`, firstTry);
+      }
+      await raiseReplicas(nats, await nats.jsm.streams.info(`KV_${bucket}`), `KV bucket ${bucket}`, firstTry);
+      return kv;
+    },
+    nats.giveUpAfterMs,
+  );
 };
