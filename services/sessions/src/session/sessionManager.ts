@@ -157,19 +157,24 @@ export class SessionManager {
 
   /** Ends a session for good here: no connection, no lease (another replica, or a later request, may start one). */
   private async end(session: Session): Promise<void> {
+    this.detach(session);
+    await this.releaseIfIdle(session.instanceId);
+  }
+
+  /**
+   * Takes a session out of this replica: out of the map (when it is the instance's current one), its reconnect timer
+   * cleared, and a get_qrcode waiting on it answered now, with its reason if it has one, not at its deadline.
+   */
+  private detach(session: Session): void {
     if (this.sessions.get(session.instanceId) === session) this.sessions.delete(session.instanceId);
     if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
-    // A get_qrcode still waiting answers now, with the reason, rather than at its deadline.
     wake(session);
-    if (!this.sessions.has(session.instanceId)) await this.ownership.release(session.instanceId);
   }
 
   /** Logs out the instance's connection here, if any, and wipes its stored credentials (a reset). */
   private async wipe(instanceId: string): Promise<void> {
     const session = this.sessions.get(instanceId);
-    this.sessions.delete(instanceId);
-    if (session?.reconnectTimer) clearTimeout(session.reconnectTimer);
-    if (session) wake(session);
+    if (session) this.detach(session);
     await session?.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
     await this.connector.purge(instanceId);
   }
@@ -210,20 +215,15 @@ export class SessionManager {
       session.connection = connection;
       return session;
     } catch (error) {
-      if (this.sessions.get(instanceId) === session) this.sessions.delete(instanceId);
-      wake(session);
-      await this.releaseIfIdle(instanceId);
+      await this.end(session);
       throw error;
     }
   }
 
   private async stop(instanceId: string): Promise<void> {
     const session = this.sessions.get(instanceId);
-    this.sessions.delete(instanceId);
     if (!session) return;
-    if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
-    // A get_qrcode waiting on it answers now, not at its deadline: no QR code comes from it any more.
-    wake(session);
+    this.detach(session);
     await session.connection?.close();
   }
 
