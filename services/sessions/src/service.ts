@@ -116,6 +116,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
       ledger,
       quotas: config.sendQuotas,
+      folded: () => ledgerFeed.position,
     });
     const downloads = new DownloadSlots(config.mediaDownloadsMax);
     const grpc = await startGrpcServer(

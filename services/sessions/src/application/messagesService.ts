@@ -48,9 +48,10 @@ export class MessagesService {
     private readonly events: EventStore,
     private readonly registry: InstanceRegistry,
     private readonly checkMediaUrl: (url: string) => Promise<void>,
-    private readonly limits: { ledger: SendLedger; quotas: SendQuotas } | null = null,
+    /** `folded`: the log position the ledger has folded up to (its projection's). */
+    private readonly limits: { ledger: SendLedger; quotas: SendQuotas; folded: () => number } | null = null,
   ) {
-    this.unfolded = new UnfoldedAccepts(() => limits?.ledger.folded() ?? 0);
+    this.unfolded = new UnfoldedAccepts(() => limits?.folded() ?? 0);
   }
 
   /** Accepts of this replica its ledger does not show yet: counted by the quota checks too. */
@@ -73,10 +74,10 @@ export class MessagesService {
    * or a spent daily cap is a 429 that says which, never growth without bound), or null. A repeat of a send this
    * replica is accepting right now (same message id) takes no second place in the quotas.
    */
-  private refusalOf(facts: InstanceFacts, instanceId: string, messageId: string): AppError | null {
+  private refusalOf(facts: InstanceFacts, instanceId: string, repeat: boolean): AppError | null {
     if (facts.blockedReason) return conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
     if (!facts.linkedNumber) return conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
-    if (this.unfolded.holds(messageId)) return null;
+    if (repeat) return null;
     const now = new Date();
     const { queued, queueMax, today, dailyCap } = this.sendUsage(instanceId, now);
     if (queueMax > 0 && queued >= queueMax) {
@@ -114,7 +115,9 @@ export class MessagesService {
     const messageId = messageIdFor(command.instanceId, command.idempotencyKey);
     const accepted = messageEvent<MessageAccepted>('MessageAccepted', new Date().toISOString(), { message_id: messageId, to, ...acceptedContent(command) });
     const stream = messageStream(command.instanceId, messageId);
-    const refusal = this.refusalOf(facts, command.instanceId, messageId);
+    // A repeat of a send this replica is accepting right now: it takes no second place in the quotas.
+    const repeat = this.unfolded.holds(messageId);
+    const refusal = this.refusalOf(facts, command.instanceId, repeat);
     if (refusal) {
       // A repeat of a send taken before (its first answer was lost) is answered its message id, though that send is
       // what spent the quota, or the instance was logged out since: it goes out (or fails) whatever the repeat hears.
@@ -124,7 +127,7 @@ export class MessagesService {
     }
     // Passing reserves the send's place at once (no await since the check), so parallel sends see each other; a
     // repeat racing its first takes none, nor does a send without quotas (no ledger would ever fold it).
-    const reservation = !this.limits || this.unfolded.holds(messageId) ? NO_RESERVATION : this.unfolded.reserve(command.instanceId, messageId);
+    const reservation = !this.limits || repeat ? NO_RESERVATION : this.unfolded.reserve(command.instanceId, messageId);
     try {
       // After the ownership check: another account's message ids tell nothing.
       if (command.quotedMessageId) await referredMessage(this.events, command.instanceId, command.quotedMessageId, to, 'quoted_message_id');

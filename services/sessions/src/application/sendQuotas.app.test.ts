@@ -65,7 +65,7 @@ describe('send quotas (application, in-memory store)', () => {
   let ledger: SendLedger;
   let ledgerFeed: Projection;
   let given: ReturnType<typeof StoreSpecification.for>;
-  const serviceWith = (quotas: SendQuotas) => new MessagesService(store, registry, async () => undefined, { ledger, quotas });
+  const serviceWith = (quotas: SendQuotas) => new MessagesService(store, registry, async () => undefined, { ledger, quotas, folded: () => ledgerFeed.applied });
   /** Accepts once the ledger has seen what was given (in production it lags by milliseconds). */
   const accept = async (service: MessagesService) => {
     await ledgerFeed.catchUp(1_000);

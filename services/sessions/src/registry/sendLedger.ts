@@ -64,8 +64,6 @@ export class SendLedger implements FoldedModel, SendQueue {
   /** Times and states only: the sends' texts are never opened here. */
   readonly readsContent = false;
   private instances = new Map<string, InstanceSends>();
-  /** The sequence of the last commit applied (0 before any since start): what the quota checks count up to. */
-  private lastApplied = 0;
   private queuedListener: (instanceId: string) => void = () => undefined;
 
   onQueued(listener: (instanceId: string) => void): void {
@@ -97,13 +95,7 @@ export class SendLedger implements FoldedModel, SendQueue {
     return sends?.day === utcDay(now.toISOString()) ? sends.today : 0;
   }
 
-  /** The sequence of the last commit applied since this ledger started (commits come in log order). */
-  folded(): number {
-    return this.lastApplied;
-  }
-
   apply(commit: Commit): void {
-    this.lastApplied = commit.sequence;
     const id = instanceIdOf(commit.stream);
     let sends = this.instances.get(id);
     if (!sends) {
