@@ -21,6 +21,7 @@ import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerStrictJsonBody } from './plugins/jsonBody';
 import { nodeRefusalOptions, registerNodeRefusals } from './plugins/nodeRefusals';
 import { registerShutdownRefusal, shutdownOptions } from './plugins/shutdown';
+import { DEFAULT_IDLE_TIMEOUT_MS } from './config';
 import { registerLimits } from './plugins/limits';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { parseQuery, registerStrictQuery } from './plugins/querystring';
@@ -66,8 +67,6 @@ Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, cod
 401 (missing or bad credential), 404 (unknown instance, or another account's), 409 (wrong state), 413 (too large),
 429 (rate limited) or 503 (a dependency is down); a 429 or 503 carries \`Retry-After\` (seconds).`;
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
-
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
 export const buildGateway = async ({
   instances,
@@ -99,7 +98,7 @@ export const buildGateway = async ({
     ...shutdownOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerNodeRefusals(app, loggerInstance);
-  registerShutdownRefusal(app);
+  const closing = registerShutdownRefusal(app);
   registerValidation(app);
   registerStrictJsonBody(app);
   registerErrorHandling(app);
@@ -159,7 +158,7 @@ export const buildGateway = async ({
       await api.register(deliveriesRoutes, { webhooks });
       await api.register(tokensRoutes, { revocations });
       await api.register(replayRoutes, { webhooks });
-      await api.register(eventsRoutes, { webhooks, sse: { ...SSE_DEFAULTS, ...sse }, revocations });
+      await api.register(eventsRoutes, { webhooks, sse: { ...SSE_DEFAULTS, ...sse }, revocations, closing });
       await api.register(sessionsRoutes, { instances, sessions });
       await api.register(pairingRoutes, { instances, sessions });
       await api.register(numbersRoutes, { instances, sessions });

@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import { envInt, envOptional, envString } from '@wagw/lib';
 import type { RateLimitSettings } from './plugins/rateLimit';
 import { SSE_DEFAULTS } from './events/sseConnection';
-import { DEFAULT_IDLE_TIMEOUT_MS } from './app';
 
 export interface GatewayConfig {
   host: string;
@@ -24,6 +23,9 @@ export interface GatewayConfig {
   /** `SSE_HEARTBEAT_MS`, `SSE_MAX_BUFFER_BYTES`. */
   sse?: { heartbeatMs: number; maxBufferBytes: number };
 }
+
+/** `HTTP_IDLE_TIMEOUT_MS`'s default: above every wait the API makes on purpose (QR_WAIT_MS, SSE heartbeats). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
   const jwtSecret = envOptional(env, 'AUTH_JWT_SECRET');

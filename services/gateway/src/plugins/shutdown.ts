@@ -9,7 +9,8 @@ import { unavailable } from '@wagw/lib';
  */
 export const shutdownOptions = { return503OnClosing: false } as const;
 
-export const registerShutdownRefusal = (app: FastifyInstance): void => {
+/** Registers the refusal; answers whether the gateway is shutting down (from its first preClose hook on). */
+export const registerShutdownRefusal = (app: FastifyInstance): (() => boolean) => {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -19,4 +20,5 @@ export const registerShutdownRefusal = (app: FastifyInstance): void => {
     reply.header('connection', 'close');
     throw unavailable('server_shutting_down', 'This gateway replica is shutting down; retry (another replica answers)');
   });
+  return () => closing;
 };

@@ -21,15 +21,16 @@ const SHUTTING_DOWN = 'The gateway is shutting down; reconnect with Last-Event-I
 const CREDENTIAL_CHECK_MS = 1_000;
 
 /** `GET /v1/events`: live events as server-sent events, served from the webhooks service's live feed. */
-export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientApi; sse: SseOptions; revocations: Revocations }> = async (
-  app,
-  { webhooks, sse, revocations },
-) => {
+export const eventsRoutes: FastifyPluginAsyncTypebox<{
+  webhooks: WebhooksClientApi;
+  sse: SseOptions;
+  revocations: Revocations;
+  /** Whether the gateway is shutting down (`registerShutdownRefusal`). */
+  closing: () => boolean;
+}> = async (app, { webhooks, sse, revocations, closing }) => {
   const open = new Set<{ end(reason: string): void }>();
-  let closing = false;
   // Open streams would keep the server from closing; they end first, and their readers reconnect elsewhere.
   app.addHook('preClose', async () => {
-    closing = true;
     for (const stream of open) stream.end(SHUTTING_DOWN);
   });
 
@@ -83,7 +84,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
       const stream = serveSse(reply.raw, call, sse, request.log);
       open.add(stream);
       // A shutdown that began while this call opened ended the streams there were then, not this one.
-      if (closing) stream.end(SHUTTING_DOWN);
+      if (closing()) stream.end(SHUTTING_DOWN);
       // The credential was checked when the stream opened; it must hold for as long as the stream does.
       const credential = request.credential;
       const watch = setInterval(() => {
