@@ -1,7 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
-import { guardedLookup, isForbiddenAddress } from './ssrfGuard';
+import { forbiddenLiteralHost, guardedLookup } from './ssrfGuard';
 import { parseRetryAfter } from './retrySchedule';
 
 /** delivered: 2xx. gone: 410 (switch the webhook off). retry: anything else, network errors and time-outs included. */
@@ -131,9 +130,8 @@ export const createDeliveryClient = (options: DeliveryClientOptions = {}): Deliv
       } catch {
         return Promise.resolve({ kind: 'retry', error: `invalid URL: ${url}`, durationMs: 0 });
       }
-      // Connections to an IP literal skip DNS, so the guarded lookup never sees them: check them here.
-      const host = target.hostname.replace(/^\[|\]$/g, '');
-      if (!options.allowPrivateNetworks && isIP(host) && isForbiddenAddress(host)) {
+      const host = options.allowPrivateNetworks ? null : forbiddenLiteralHost(target);
+      if (host !== null) {
         return Promise.resolve({ kind: 'retry', error: `${host} is a private or reserved address, which is not allowed`, durationMs: 0 });
       }
       return new Promise<DeliveryOutcome>((settle) => {

@@ -53,10 +53,22 @@ export interface PublicUrlOptions {
 
 const resolveAll = async (host: string): Promise<string[]> => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/** A URL's host as an address or a name: an IPv6 literal without its brackets. */
+const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
+
+/**
+ * The URL's host when it is an IP literal of a forbidden address, else null. Connections to a literal skip DNS, so
+ * `guardedLookup` never sees them: a client connecting with it checks them with this.
+ */
+export const forbiddenLiteralHost = (url: URL): string | null => {
+  const host = hostOf(url);
+  return isIP(host) && isForbiddenAddress(host) ? host : null;
+};
+
 /** Refuses a URL whose host is, or resolves to, a forbidden address (checked at set_webhook time). */
 export const assertPublicUrl = async (url: string, options: PublicUrlOptions): Promise<void> => {
   if (options.allowPrivate) return;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(new URL(url));
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : await (options.resolve ?? resolveAll)(host);

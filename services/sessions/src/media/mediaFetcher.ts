@@ -1,6 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { guardedLookup, isForbiddenAddress } from '@wagw/lib';
-import { isIP } from 'node:net';
+import { forbiddenLiteralHost, guardedLookup } from '@wagw/lib';
 import type { MediaPayload } from '../connector/port';
 
 export interface MediaLimits {
@@ -60,8 +59,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * literal never goes through the guarded lookup, so a private or reserved one is refused here.
  */
 export const checkHop = (url: string, allowPrivateNetworks: boolean): void => {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivateNetworks && isIP(host) && isForbiddenAddress(host)) throw new MediaError('media_url_forbidden: private or reserved address');
+  if (!allowPrivateNetworks && forbiddenLiteralHost(new URL(url)) !== null) throw new MediaError('media_url_forbidden: private or reserved address');
 };
 
 /**
