@@ -17,13 +17,13 @@ export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Webhook payloads (the WEBHOOKS store's `DeliveryScheduled.body`) of the webhook types whose events have content
- * fields (`message.received`): sealed too. Payloads of other types (receipts, instance changes) hold no content,
+ * fields (`message.received`), with the domain type each comes from: sealed too. Payloads of other types (receipts, instance changes) hold no content,
  * and stay readable, so their retries survive an erasure and they never make a key.
  */
-const SEALED_PAYLOADS: ReadonlySet<string> = new Set(
+const SEALED_PAYLOAD_DOMAINS: ReadonlyMap<string, string> = new Map(
   Object.entries(WEBHOOK_EVENT_TYPES)
     .filter(([domainType]) => domainType in SEALED_FIELDS)
-    .map(([, webhookType]) => webhookType),
+    .map(([domainType, webhookType]) => [webhookType, domainType]),
 );
 
 /**
@@ -34,11 +34,11 @@ const SEALED_PAYLOADS: ReadonlySet<string> = new Set(
 export const erasedByErasureAt = (erasedAtMs: number | null, eventAtMs: number): boolean => erasedAtMs !== null && eventAtMs <= erasedAtMs;
 
 /** Whether a webhook payload of this type holds content (sealed in the store, erased by `erase_instance_data`). */
-export const webhookPayloadSealed = (webhookType: string): boolean => SEALED_PAYLOADS.has(webhookType);
+export const webhookPayloadSealed = (webhookType: string): boolean => SEALED_PAYLOAD_DOMAINS.has(webhookType);
 
 /** The content paths of an event of `type` with this data. */
 const pathsOf = (type: string, data: Record<string, unknown>): readonly string[] =>
-  type === 'DeliveryScheduled' ? (SEALED_PAYLOADS.has(String(data.event_type)) ? ['body'] : []) : (SEALED_FIELDS[type] ?? []);
+  type === 'DeliveryScheduled' ? (SEALED_PAYLOAD_DOMAINS.has(String(data.event_type)) ? ['body'] : []) : (SEALED_FIELDS[type] ?? []);
 
 /** The field of a stored event's data that holds its sealed content (`SealedContent`); absent on plaintext events. */
 export const SEALED_KEY = '$sealed';
@@ -115,6 +115,6 @@ export const erasedContent = (type: string, rest: Data): Data => {
  * replay sends of a message whose content was erased, even when it was read before the erasure.
  */
 export const erasedPayloadData = (webhookType: string, data: Data): Data => {
-  const domainType = Object.entries(WEBHOOK_EVENT_TYPES).find(([domain, webhook]) => webhook === webhookType && domain in SEALED_FIELDS)?.[0];
+  const domainType = SEALED_PAYLOAD_DOMAINS.get(webhookType);
   return domainType ? erasedContent(domainType, data) : data;
 };
