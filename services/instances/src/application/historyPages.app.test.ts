@@ -6,12 +6,12 @@ import {
   instanceEvent,
   instanceIdFor,
   instanceStream,
+  MAX_PAGE_BYTES,
   messageEvent,
   messageStream,
   type RecordedEvent,
 } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
-import { MAX_PAGE_BYTES } from './historyQuery';
 import { InstanceDirectory } from './instanceDirectory';
 import { InstancesService } from './instancesService';
 import type { HistoryPage } from './historyQuery';

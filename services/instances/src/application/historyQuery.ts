@@ -14,7 +14,6 @@ import {
 
 export const MAX_HISTORY_PAGE = 1_000;
 /** The JSON bytes a page (or an export chunk) holds before it ends: the lib's rule for every page that travels as a message. */
-export { MAX_PAGE_BYTES } from '@wagw/lib';
 /** Commits one page reads at most while filters skip events: a page may come back short, with a cursor to go on. */
 const MAX_SCANNED_COMMITS = 20_000;
 const MESSAGE_ID = /^[A-Za-z0-9_-]{1,128}$/;
