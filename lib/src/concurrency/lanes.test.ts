@@ -50,4 +50,10 @@ describe('lanes', () => {
     await lanes.idle();
     expect(log).toEqual(['after']);
   });
+
+  it('refuses a concurrency below 1, with which every task would wait forever', () => {
+    expect(() => new Lanes(0)).toThrow('Lanes needs a concurrency of at least 1, got 0');
+    expect(() => new Lanes(-1)).toThrow(RangeError);
+    expect(() => new Lanes(Number.NaN)).toThrow(RangeError);
+  });
 });

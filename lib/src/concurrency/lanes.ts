@@ -8,7 +8,10 @@ export class Lanes {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly concurrency: number) {}
+  constructor(private readonly concurrency: number) {
+    // With no slot every task waits for one forever and nothing says why: refused here, not discovered in production.
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`Lanes needs a concurrency of at least 1, got ${concurrency}`);
+  }
 
   /** Tasks waiting or running for `key`. */
   size(key: string): number {

@@ -13,13 +13,46 @@ export const envOptional = (env: Env, name: string): string | undefined => {
   return value === undefined || value === '' ? undefined : value;
 };
 
-/** Reads a non-negative integer; a malformed value stops start-up with a clear message. */
-export const envInt = (env: Env, name: string, fallback: number): number => {
+/** Inclusive bounds of a numeric variable. */
+export interface EnvRange {
+  min?: number;
+  max?: number;
+}
+
+const describeRange = (min: number, max: number): string => {
+  if (max === Number.MAX_SAFE_INTEGER) return min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`;
+  return `an integer from ${min} to ${max}`;
+};
+
+/**
+ * Reads an integer (non-negative unless `range.min` says more); a malformed or out-of-range value stops start-up with
+ * one message naming the variable. Unset or empty: the fallback, unchecked (the defaults are ours).
+ */
+export const envInt = (env: Env, name: string, fallback: number, range: EnvRange = {}): number => {
   const raw = envOptional(env, name);
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw invalidArgument('bad_config', `${name} must be a non-negative integer, got "${raw}"`);
-  return Number(raw);
+  const { min = 0, max = Number.MAX_SAFE_INTEGER } = range;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  // NaN fails both comparisons: one message for malformed and out-of-range values.
+  if (!(value >= min && value <= max)) throw invalidArgument('bad_config', `${name} must be ${describeRange(min, max)}, got "${raw}"`);
+  return value;
 };
+
+/**
+ * The longest delay setTimeout/setInterval keep (2^31-1 ms, about 24.8 days): a longer one fires at once (Node warns
+ * TimeoutOverflowWarning and uses 1 ms), so a duration above it would do the opposite of what was asked.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Reads a duration in milliseconds, at most MAX_TIMER_MS. `min` defaults to 0: a variable where 0 means nothing
+ * sane (a timer that would spin, a wait that could never succeed) passes `{ min: 1 }`.
+ */
+export const envMs = (env: Env, name: string, fallback: number, range: { min?: number } = {}): number =>
+  envInt(env, name, fallback, { min: range.min ?? 0, max: MAX_TIMER_MS });
+
+/** Reads a TCP port, 0-65535 (0 = any free port, as the OS picks it). */
+export const envPort = (env: Env, name: string, fallback: number): number => envInt(env, name, fallback, { min: 0, max: 65_535 });
 
 export const envBool = (env: Env, name: string, fallback: boolean): boolean => {
   const raw = envOptional(env, name);
@@ -46,5 +79,10 @@ export const natsSettingsFromEnv = (env: Env): Required<NatsSettings> => {
   const natsUrl = envOptional(env, 'NATS_URL');
   if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
   // The range (1-5) and what the server can hold are checked where the connection is made (connectNats).
-  return { natsUrl, natsReplicas: envInt(env, 'NATS_REPLICAS', 1), checkpointEveryMs: envInt(env, 'CHECKPOINT_EVERY_MS', DEFAULT_CHECKPOINT_EVERY_MS) };
+  return {
+    natsUrl,
+    natsReplicas: envInt(env, 'NATS_REPLICAS', 1),
+    // A checkpoint timer of 0 would fire every millisecond: at least 1.
+    checkpointEveryMs: envMs(env, 'CHECKPOINT_EVERY_MS', DEFAULT_CHECKPOINT_EVERY_MS, { min: 1 }),
+  };
 };

@@ -1,4 +1,5 @@
-import type { Logger } from '../log';
+import { isAppError } from '../errors';
+import { createLogger, type Logger } from '../log';
 
 /** A clean shutdown that takes longer than this (NATS gone, a hung close) ends with exit code 1 instead. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -11,7 +12,9 @@ const PARENT_CHECK_MS = 1_000;
  */
 export const runMain = (logger: Logger, start: () => Promise<{ close(): Promise<void> }>): void => {
   const parent = process.ppid;
-  start().then(
+  // A throw in the executor rejects: a config loader that throws (a bad variable) is reported like any failure to
+  // start, not as an uncaught exception's raw stack.
+  new Promise<{ close(): Promise<void> }>((resolve) => resolve(start())).then(
     (running) => {
       let stopping = false;
       const stop = (why: string): void => {
@@ -39,8 +42,23 @@ export const runMain = (logger: Logger, start: () => Promise<{ close(): Promise<
       }
     },
     (error: unknown) => {
-      logger.fatal({ err: error }, 'failed to start');
+      // A bad variable is the operator's to fix, and its message names it: that message alone, no stack to dig through.
+      if (isAppError(error) && error.code === 'bad_config') logger.fatal({ code: error.code }, `failed to start: ${error.message}`);
+      else logger.fatal({ err: error }, 'failed to start');
       process.exit(1);
     },
   );
+};
+
+/**
+ * A process's logger, made before anything else: a bad `LOG_LEVEL` stops it with one line on stderr and exit code 1,
+ * like any bad variable (no logger exists yet to say it; thrown at load, it was an uncaught exception's stack).
+ */
+export const mainLogger = (name: string, exit: (code: number) => never = (code) => process.exit(code)): Logger => {
+  try {
+    return createLogger(name);
+  } catch (error) {
+    process.stderr.write(`${name}: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    return exit(1);
+  }
 };

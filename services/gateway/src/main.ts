@@ -1,6 +1,6 @@
-import { createLogger, runMain } from '@wagw/lib';
+import { mainLogger, runMain } from '@wagw/lib';
 import { loadConfig } from './config';
 import { startGateway } from './service';
 
-const logger = createLogger('gateway');
+const logger = mainLogger('gateway');
 runMain(logger, () => startGateway(loadConfig(), logger));

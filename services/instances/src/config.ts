@@ -1,4 +1,4 @@
-import { envBool, envInt, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
+import { envBool, envInt, envPort, envString, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 
 export interface InstancesConfig extends NatsSettings {
   /** gRPC listen address, host:port (port 0 = any free port). */
@@ -18,7 +18,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfi
     ...natsSettingsFromEnv(env),
     grpcAddress: envString(env, 'INSTANCES_GRPC_ADDRESS', '127.0.0.1:50051'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
-    opsPort: envInt(env, 'OPS_PORT', 9101),
+    opsPort: envPort(env, 'OPS_PORT', 9101),
     allowPrivateNetworks: envBool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     instanceQuota: envInt(env, 'INSTANCE_QUOTA', DEFAULT_INSTANCE_QUOTA),
   };

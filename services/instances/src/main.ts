@@ -1,6 +1,6 @@
-import { createLogger, runMain } from '@wagw/lib';
+import { mainLogger, runMain } from '@wagw/lib';
 import { loadConfig } from './config';
 import { startInstancesService } from './service';
 
-const logger = createLogger('instances');
+const logger = mainLogger('instances');
 runMain(logger, () => startInstancesService(loadConfig(), logger));

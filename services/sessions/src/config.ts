@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { envBool, envInt, envString, WHATSAPP_FILE_MAX_BYTES, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
+import { envBool, envInt, envMs, envPort, envString, invalidArgument, WHATSAPP_FILE_MAX_BYTES, natsSettingsFromEnv, type NatsSettings } from '@wagw/lib';
 import { baileysOptionsFromEnv, type BaileysOptions } from './connector/baileys/options';
 import type { SendQuotas } from './application/messagesService';
 import type { NumberCheckLimits } from './session/numberCheckThrottle';
@@ -52,45 +52,68 @@ export interface SessionsConfig extends NatsSettings {
   numberChecks: NumberCheckLimits;
 }
 
-/** Up to WhatsApp's largest file (documents, 100 MB: WHATSAPP_FILE_MAX_BYTES). */
-const mediaDownloadCap = (bytes: number): number => {
-  if (bytes < 1 || bytes > WHATSAPP_FILE_MAX_BYTES) throw new Error(`MEDIA_DOWNLOAD_MAX_BYTES must be 1 to ${WHATSAPP_FILE_MAX_BYTES}, got ${bytes}`);
-  return bytes;
+/**
+ * The longest `get_qrcode`/`get_paircode` waits for the platform (QR_WAIT_MS, and a wait the gateway asks for): a
+ * call holds an HTTP request open that long, and WhatsApp shows a new QR code about every 20 s anyway.
+ */
+export const QR_WAIT_MAX_MS = 60_000;
+
+/**
+ * LEASE_TTL_MS and LEASE_RENEW_MS. A replica gives a lease up itself at 3/4 of the TTL after its last renewal
+ * (Ownership's safety margin, so an instance never has two connections), so renewing every TTL or more lost every
+ * lease between renewals: each linked instance reconnected, a new WhatsApp login, every few seconds. The renewal must
+ * come well inside that: at most half the TTL leaves a quarter of it for a renewal that is slow (a NATS node failing
+ * over). A third or less (the default is 0.3) also survives one renewal that fails outright.
+ */
+const leaseTimings = (env: NodeJS.ProcessEnv): { leaseTtlMs: number; leaseRenewMs: number } => {
+  const leaseTtlMs = envMs(env, 'LEASE_TTL_MS', 10_000, { min: 1 });
+  const leaseRenewMs = envMs(env, 'LEASE_RENEW_MS', 3_000, { min: 1 });
+  if (leaseRenewMs * 2 > leaseTtlMs) {
+    throw invalidArgument(
+      'bad_config',
+      `LEASE_RENEW_MS (${leaseRenewMs}) must be at most half of LEASE_TTL_MS (${leaseTtlMs}): a lease renewed later lapses between renewals and its instances reconnect over and over`,
+    );
+  }
+  return { leaseTtlMs, leaseRenewMs };
 };
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
   const connector = envString(env, 'WA_CONNECTOR', 'baileys');
-  if (connector !== 'sandbox' && connector !== 'baileys') throw new Error(`WA_CONNECTOR must be baileys or sandbox, got '${connector}'`);
+  if (connector !== 'sandbox' && connector !== 'baileys') throw invalidArgument('bad_config', `WA_CONNECTOR must be baileys or sandbox, got '${connector}'`);
   return {
     ...natsSettingsFromEnv(env),
     grpcAddress: envString(env, 'SESSIONS_GRPC_ADDRESS', '127.0.0.1:50053'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
-    opsPort: envInt(env, 'OPS_PORT', 9103),
+    opsPort: envPort(env, 'OPS_PORT', 9103),
     connector,
     baileys: connector === 'baileys' ? baileysOptionsFromEnv(env) : {},
-    qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000),
-    pacingMs: envInt(env, 'SEND_PACING_MS', 1_000),
-    typing: { msPerChar: envInt(env, 'TYPING_MS_PER_CHAR', 40), minMs: envInt(env, 'TYPING_MIN_MS', 500), maxMs: envInt(env, 'TYPING_MAX_MS', 4_000) },
+    // 0 would answer qr_timeout at once, every time; above the cap the wait was silently cut to it.
+    qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000, { min: 1, max: QR_WAIT_MAX_MS }),
+    pacingMs: envMs(env, 'SEND_PACING_MS', 1_000),
+    typing: { msPerChar: envMs(env, 'TYPING_MS_PER_CHAR', 40), minMs: envMs(env, 'TYPING_MIN_MS', 500), maxMs: envMs(env, 'TYPING_MAX_MS', 4_000) },
     numberChecks: { burst: envInt(env, 'NUMBER_CHECKS_BURST', 50), perMinute: envInt(env, 'NUMBER_CHECKS_PER_MINUTE', 30) },
-    sendTtlMs: envInt(env, 'SEND_TTL_MS', 24 * 3_600_000),
-    sendRetryForMs: envInt(env, 'SEND_RETRY_FOR_MS', 60_000),
+    // 0 would expire every send as it is accepted.
+    sendTtlMs: envMs(env, 'SEND_TTL_MS', 24 * 3_600_000, { min: 1 }),
+    sendRetryForMs: envMs(env, 'SEND_RETRY_FOR_MS', 60_000),
     sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },
     mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
-    mediaTimeoutMs: envInt(env, 'MEDIA_TIMEOUT_MS', 20_000),
-    mediaDownloadMaxBytes: mediaDownloadCap(envInt(env, 'MEDIA_DOWNLOAD_MAX_BYTES', 16 * 1024 * 1024)),
-    mediaDownloadsMax: envInt(env, 'MEDIA_DOWNLOADS_MAX', 16),
+    mediaTimeoutMs: envMs(env, 'MEDIA_TIMEOUT_MS', 20_000, { min: 1 }),
+    // Up to WhatsApp's largest file (documents, 100 MB).
+    mediaDownloadMaxBytes: envInt(env, 'MEDIA_DOWNLOAD_MAX_BYTES', 16 * 1024 * 1024, { min: 1, max: WHATSAPP_FILE_MAX_BYTES }),
+    // 0 would answer every GET /v1/media with 429.
+    mediaDownloadsMax: envInt(env, 'MEDIA_DOWNLOADS_MAX', 16, { min: 1 }),
     autoMarkRead: envBool(env, 'AUTO_MARK_READ', false),
-    restrictedPauseMs: envInt(env, 'SEND_RESTRICTED_PAUSE_MS', 3_600_000),
+    restrictedPauseMs: envMs(env, 'SEND_RESTRICTED_PAUSE_MS', 3_600_000),
     allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),
     replicaId: envString(env, 'SESSIONS_REPLICA_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
-    leaseTtlMs: envInt(env, 'LEASE_TTL_MS', 10_000),
-    leaseRenewMs: envInt(env, 'LEASE_RENEW_MS', 3_000),
-    claimEveryMs: envInt(env, 'LEASE_CLAIM_EVERY_MS', 2_000),
+    ...leaseTimings(env),
+    // 0 would sweep for unheld instances every millisecond.
+    claimEveryMs: envMs(env, 'LEASE_CLAIM_EVERY_MS', 2_000, { min: 1 }),
     sandbox: {
-      sentDelayMs: envInt(env, 'SANDBOX_SENT_DELAY_MS', 50),
-      deliveredDelayMs: envInt(env, 'SANDBOX_DELIVERED_DELAY_MS', 150),
-      readDelayMs: envInt(env, 'SANDBOX_READ_DELAY_MS', 400),
-      qrIntervalMs: envInt(env, 'SANDBOX_QR_INTERVAL_MS', 20_000),
+      sentDelayMs: envMs(env, 'SANDBOX_SENT_DELAY_MS', 50),
+      deliveredDelayMs: envMs(env, 'SANDBOX_DELIVERED_DELAY_MS', 150),
+      readDelayMs: envMs(env, 'SANDBOX_READ_DELAY_MS', 400),
+      qrIntervalMs: envMs(env, 'SANDBOX_QR_INTERVAL_MS', 20_000, { min: 1 }),
     },
   };
 };

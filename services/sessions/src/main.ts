@@ -1,6 +1,6 @@
-import { createLogger, runMain } from '@wagw/lib';
+import { mainLogger, runMain } from '@wagw/lib';
 import { loadConfig } from './config';
 import { startSessionsService } from './service';
 
-const logger = createLogger('sessions');
+const logger = mainLogger('sessions');
 runMain(logger, () => startSessionsService(loadConfig(), logger));

@@ -1,6 +1,6 @@
-import { createLogger, runMain } from '@wagw/lib';
+import { mainLogger, runMain } from '@wagw/lib';
 import { loadConfig } from './config';
 import { startWebhooksService } from './service';
 
-const logger = createLogger('webhooks');
+const logger = mainLogger('webhooks');
 runMain(logger, () => startWebhooksService(loadConfig(), logger));

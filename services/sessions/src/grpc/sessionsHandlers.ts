@@ -13,6 +13,7 @@ import {
   type MediaChunk,
   type SessionsHandlers,
 } from '@wagw/lib';
+import { QR_WAIT_MAX_MS } from '../config';
 import type { MessagesService } from '../application/messagesService';
 import { SANDBOX_MEDIA_MAX_BYTES } from '../connector/sandbox/sandboxMedia';
 import type { MediaDownload } from '../connector/port';
@@ -48,12 +49,12 @@ export const sessionsHandlers = (
 ): HandlersWithoutCall<SessionsHandlers> => ({
   GetQr: unaryHandler(logger, 'GetQr', async (r) => {
     assertInstanceId(r.instanceId);
-    return { qr: await owner.getQr(r.instanceId, Math.min(r.waitMs || qrWaitMs, 60_000)) };
+    return { qr: await owner.getQr(r.instanceId, Math.min(r.waitMs || qrWaitMs, QR_WAIT_MAX_MS)) };
   }),
   GetPairingCode: unaryHandler(logger, 'GetPairingCode', async (r) => {
     assertInstanceId(r.instanceId);
     if (!isPhoneNumber(r.number)) throw invalidArgument('invalid_number', 'number must be 7 to 15 international digits without +');
-    return { code: await owner.getPairingCode(r.instanceId, r.number, Math.min(r.waitMs || qrWaitMs, 60_000)) };
+    return { code: await owner.getPairingCode(r.instanceId, r.number, Math.min(r.waitMs || qrWaitMs, QR_WAIT_MAX_MS)) };
   }),
   CheckNumbers: unaryHandler(logger, 'CheckNumbers', async (r) => {
     assertInstanceId(r.instanceId);

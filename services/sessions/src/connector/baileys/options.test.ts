@@ -38,8 +38,9 @@ describe('baileys options from the environment', () => {
     ['WA_MEDIA_UPLOAD_HOSTS', 'https://media.local', /WA_MEDIA_UPLOAD_HOSTS must be a comma-separated list of hostname\[:port\]/],
     ['WA_MEDIA_TLS_INSECURE', 'yes', /WA_MEDIA_TLS_INSECURE must be true or false/],
     ['WA_MEDIA_TLS_CA_FILE', '/nonexistent/ca.pem', /WA_MEDIA_TLS_CA_FILE cannot be read/],
-  ])('refuses %s=%s with a clear error', (name, value, error) => {
+  ])('refuses %s=%s with a clear error, a bad variable (one line at start, no stack)', (name, value, error) => {
     expect(() => baileysOptionsFromEnv({ [name]: value })).toThrow(error);
+    expect(() => baileysOptionsFromEnv({ [name]: value })).toThrow(expect.objectContaining({ code: 'bad_config' }) as Error);
   });
 
   it('makes a media upload agent only when TLS settings ask for one', () => {

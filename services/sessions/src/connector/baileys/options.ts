@@ -1,4 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { invalidArgument } from '@wagw/lib';
+
+/** A bad WA_* variable: stops the service at start with its one message (runMain), no stack. */
+const badConfig = (message: string): Error => invalidArgument('bad_config', message);
 
 export type WaVersion = [number, number, number];
 
@@ -34,7 +38,7 @@ const present = (env: Env, name: string): string | undefined => {
 const parseVersion = (raw: string): WaVersion => {
   const parts = raw.split(',').map((part) => part.trim());
   if (parts.length !== 3 || !parts.every((part) => /^\d+$/.test(part))) {
-    throw new Error(`WA_VERSION must be three comma-separated integers such as "2,3000,1019707846", got "${raw}"`);
+    throw badConfig(`WA_VERSION must be three comma-separated integers such as "2,3000,1019707846", got "${raw}"`);
   }
   const [major, minor, patch] = parts.map(Number) as [number, number, number];
   return [major, minor, patch];
@@ -45,9 +49,9 @@ const parseUrl = (raw: string): string => {
   try {
     url = new URL(raw);
   } catch {
-    throw new Error(`WA_WEBSOCKET_URL must be a ws:// or wss:// URL, got "${raw}"`);
+    throw badConfig(`WA_WEBSOCKET_URL must be a ws:// or wss:// URL, got "${raw}"`);
   }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error(`WA_WEBSOCKET_URL must be a ws:// or wss:// URL, got "${raw}"`);
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw badConfig(`WA_WEBSOCKET_URL must be a ws:// or wss:// URL, got "${raw}"`);
   return raw;
 };
 
@@ -59,21 +63,21 @@ const parseHosts = (raw: string): string[] => {
     .map((host) => host.trim())
     .filter((host) => host !== '');
   const bad = hosts.find((host) => !HOST.test(host));
-  if (bad !== undefined) throw new Error(`WA_MEDIA_UPLOAD_HOSTS must be a comma-separated list of hostname[:port], got "${bad}"`);
+  if (bad !== undefined) throw badConfig(`WA_MEDIA_UPLOAD_HOSTS must be a comma-separated list of hostname[:port], got "${bad}"`);
   return hosts;
 };
 
 const parseBool = (name: string, raw: string): boolean => {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
-  throw new Error(`${name} must be true or false, got "${raw}"`);
+  throw badConfig(`${name} must be true or false, got "${raw}"`);
 };
 
 const readCa = (path: string): string => {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`WA_MEDIA_TLS_CA_FILE cannot be read (${path}): ${(error as Error).message}`);
+    throw badConfig(`WA_MEDIA_TLS_CA_FILE cannot be read (${path}): ${(error as Error).message}`);
   }
 };
 

@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+import { invalidArgument } from '../errors';
+import { createLogger } from '../log';
+import { mainLogger, runMain } from './runMain';
+
+/** A logger whose JSON lines are kept, to read what an operator would see. */
+const capturingLogger = (): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } => {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger('test', 'info', sink), lines };
+};
+
+describe('runMain', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('a config loader that throws a bad variable exits 1 with that one message, not an uncaught exception', async () => {
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const { logger, lines } = capturingLogger();
+    expect(() =>
+      runMain(logger, () => {
+        throw invalidArgument('bad_config', 'WEBHOOK_CONCURRENCY must be an integer of at least 1, got "0"');
+      }),
+    ).not.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 60, msg: 'failed to start: WEBHOOK_CONCURRENCY must be an integer of at least 1, got "0"' });
+    expect(lines[0]).not.toHaveProperty('err');
+  });
+
+  it('a bad LOG_LEVEL stops the process with one line, not the stack of an exception thrown at load', () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const exited: number[] = [];
+    const exit = ((code: number) => {
+      exited.push(code);
+      throw new Error('exited');
+    }) as (code: number) => never;
+    const level = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'verbose';
+    try {
+      expect(() => mainLogger('webhooks', exit)).toThrow('exited');
+    } finally {
+      if (level === undefined) delete process.env.LOG_LEVEL;
+      else process.env.LOG_LEVEL = level;
+    }
+    expect(exited).toEqual([1]);
+    expect(stderr.mock.calls.map(([line]) => String(line))).toEqual([
+      'webhooks: failed to start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
+    ]);
+  });
+});
