@@ -22,7 +22,7 @@ describe('logs', () => {
     await stack.close();
   });
 
-  it('are structured JSON lines that never hold the token or the signing secret, even at debug level', async () => {
+  it('are structured JSON lines that never hold the token, the signing secret or the webhook URL, even at debug level', async () => {
     const token = stack.token();
     const base = `http://127.0.0.1:${gateway.port}/v1`;
     const created = (await fetch(`${base}/create_instance?access_token=${token}`).then((r) => r.json())) as { instance_id: string };
@@ -39,5 +39,8 @@ describe('logs', () => {
     expect(requests[0]!.url).toContain('access_token=[redacted]');
     expect(output).not.toContain(token);
     expect(output).not.toContain(hook.signing_secret);
+    // A webhook URL may carry a key; message content must not outlive erase_instance_data in a log line.
+    expect(output).not.toContain('h.example');
+    expect(requests[1]!.url).toContain('webhook_url=[redacted]');
   });
 });

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import type { Logger } from '../log';
+import { redactUserinfo, type Logger } from '../log';
 import { invalidArgument, unavailable } from '../errors';
 import { assertSupportedServer } from './serverVersion';
 import { untilJetStreamAnswers } from './startupRetry';
@@ -68,6 +68,9 @@ export const parseNatsServers = (url: string): string[] => {
   return servers;
 };
 
+/** The servers as logs and messages show them: a NATS_URL may hold a user and password, or a token (nats://TOKEN@host). */
+const shownServers = (servers: string[]): string => servers.map(redactUserinfo).join(',');
+
 const assertReplicas = (replicas: number): void => {
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS) {
     throw invalidArgument('bad_config', `NATS_REPLICAS must be a whole number from 1 to ${MAX_REPLICAS}, got ${String(replicas)}`);
@@ -104,11 +107,11 @@ const connectWhenReachable = async (servers: string[], name: string, logger: Log
       if (giveUpAfterMs !== undefined) {
         if (Date.now() >= deadline) {
           const reason = error instanceof Error ? error.message : String(error);
-          throw unavailable('nats_unreachable', `NATS at ${servers.join(',')} did not answer (${reason}): is NATS_URL right?`);
+          throw unavailable('nats_unreachable', `NATS at ${shownServers(servers)} did not answer (${reason}): is NATS_URL right?`);
         }
       } else if (Date.now() - lastWarning >= UNREACHABLE_LOG_EVERY_MS) {
         lastWarning = Date.now();
-        logger.warn({ err: error, servers }, 'NATS is unreachable; retrying (not ready)');
+        logger.warn({ err: error, servers: servers.map(redactUserinfo) }, 'NATS is unreachable; retrying (not ready)');
       }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(RETRY_MS, deadline - Date.now()))));
     }
@@ -164,7 +167,7 @@ export const connectNats = async ({
   // The JetStream manager asks for the account's info: it fails until the cluster has a meta leader.
   let jsm: JetStreamManager;
   try {
-    jsm = await untilJetStreamAnswers(logger, `JetStream at ${servers.join(',')}`, () => jetstreamManager(nc, { timeout: timeoutMs }), giveUpAfterMs);
+    jsm = await untilJetStreamAnswers(logger, `JetStream at ${shownServers(servers)}`, () => jetstreamManager(nc, { timeout: timeoutMs }), giveUpAfterMs);
   } catch (error) {
     await nc.close();
     throw error;
