@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wagw/lib';
+import { loadJwtSecret } from '../../lib/src/launcher/dataDir';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -34,14 +35,31 @@ const run = (script: string, args: string[], env: NodeJS.ProcessEnv, patienceMs 
     });
   });
 
-const claimsOf = (token: string): { exp: number; iat: number } =>
-  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+const claimsOf = (token: string): { exp: number; iat: number; inst?: string; scope?: string } =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number; inst?: string; scope?: string };
 
 describe('npm run token (issuing)', () => {
   let dataDir: string;
   const token = (args: string[]): Promise<Run> => run('lib/dist/cli/token.js', args, { DATA_DIR: dataDir, AUTH_JWT_SECRET: '' });
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-cli-token-'));
+    // The secret a gateway started on this DATA_DIR made.
+    loadJwtSecret(dataDir, {});
+  });
+
+  it('refuses a DATA_DIR without a gateway secret instead of making one whose tokens no gateway takes', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'wagw-cli-nogateway-'));
+    try {
+      const result = await run('lib/dist/cli/token.js', ['--account', 'acme'], { DATA_DIR: elsewhere, AUTH_JWT_SECRET: '' });
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: expect.stringContaining(`no gateway secret in ${elsewhere}`) as unknown,
+      });
+      expect(existsSync(join(elsewhere, 'jwt-secret'))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -64,6 +82,22 @@ describe('npm run token (issuing)', () => {
         stderr: expect.stringContaining('--days needs a value') as unknown,
       });
     }
+  });
+
+  it('refuses an empty --instance or --scopes (an unset shell variable) instead of issuing an account token', async () => {
+    const id = '0123456789ABCDEF0123';
+    for (const args of [
+      ['--instance', '', '--scopes', 'send'],
+      ['--instance', id, '--scopes', ''],
+      ['--instance', id, '--scopes', ','],
+      ['--instance', 'not-an-id', '--scopes', 'send'],
+      ['--instance', id, '--scopes', 'send,admin'],
+    ]) {
+      const result = await token(['--account', 'acme', ...args]);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: '' });
+    }
+    const scoped = await token(['--account', 'acme', '--instance', id, '--scopes', 'send,read']);
+    expect(claimsOf(scoped.stdout.trim())).toMatchObject({ inst: id, scope: 'send read' });
   });
 
   it('refuses a lifetime beyond 3650 days (tokens always expire) and one that is not a whole number of days', async () => {

@@ -40,6 +40,8 @@ describe('launcher (the quickstart process tree)', () => {
 
   it('keeps its generated JWT secret under DATA_DIR, readable by the owner only, and the token command uses it', async () => {
     expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+    // The banner's command names that DATA_DIR, silent, so that `$(...)` captures the token alone.
+    expect(launcher.output()).toContain(`More tokens: DATA_DIR=${dataDir} npm run --silent token -- --account NAME.`);
     const cli = spawnSync(process.execPath, [join(ROOT, 'lib/dist/cli/token.js'), '--account', 'second'], {
       env: { ...process.env, DATA_DIR: dataDir, AUTH_JWT_SECRET: '' },
       encoding: 'utf8',
@@ -74,6 +76,8 @@ describe('launcher (the quickstart process tree)', () => {
   it('stops every process cleanly on Ctrl-C (SIGINT)', async () => {
     const code = await Promise.race([stopLauncher(launcher), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 25_000).unref())]);
     expect(code).toBe(0);
+    // Its last line says that everything stopped (the services' own last lines only say that each is shutting down).
+    expect(launcher.output().trimEnd().split('\n').at(-1)).toContain('Stopped: every service and nats-server.');
     const stillServing = await fetch(`http://127.0.0.1:${port}/healthz`).then(
       () => true,
       () => false,
@@ -108,6 +112,21 @@ describe('launcher when PORT is taken by another program', () => {
     expect({ code, output: launched.output() }).toEqual({ code: 1, output: expect.stringContaining(`PORT ${port} on 127.0.0.1 is in use`) });
     expect(launched.output()).not.toContain('Gateway ready');
     expect(existsSync(join(dataDir, 'nats'))).toBe(false);
+  }, 30_000);
+});
+
+describe('launcher with NATS_REPLICAS=3 and its single nats-server', () => {
+  it('says that it needs a cluster and exits with code 1, instead of keeping one copy behind the setting', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-replicas-'));
+    try {
+      const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), NATS_REPLICAS: '3', WA_CONNECTOR: 'sandbox' });
+      const code = await exitCodeWithin(launched, 20_000);
+      if (code === 'still running') await stopLauncher(launched);
+      expect({ code, output: launched.output() }).toEqual({ code: 1, output: expect.stringContaining('NATS_REPLICAS=3 needs a cluster') });
+      expect(existsSync(join(dataDir, 'nats'))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 30_000);
 });
 

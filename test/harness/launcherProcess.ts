@@ -13,11 +13,12 @@ export interface Launched {
 /**
  * Runs the launcher as a user would, on `env` over this process's environment; NATS_URL and AUTH_JWT_SECRET are
  * cleared (unless `env` sets them) so it starts its own nats-server and keeps its secret under DATA_DIR.
+ * `ownProcessGroup`: started as a shell starts a foreground job (`setsid`), so `kill -INT -<pid>` is what Ctrl-C does.
  */
-export const launch = (env: NodeJS.ProcessEnv): Launched => {
+export const launch = (env: NodeJS.ProcessEnv, options: { ownProcessGroup?: boolean } = {}): Launched => {
   const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...env };
-  for (const name of ['NATS_URL', 'AUTH_JWT_SECRET', 'NATS_PORT', 'NATS_CLUSTER_SIZE', 'HOST']) if (!(name in env)) delete merged[name];
-  const child = spawn(process.execPath, [LAUNCHER], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const name of ['NATS_URL', 'NATS_REPLICAS', 'AUTH_JWT_SECRET', 'NATS_PORT', 'NATS_CLUSTER_SIZE', 'HOST']) if (!(name in env)) delete merged[name];
+  const child = spawn(process.execPath, [LAUNCHER], { env: merged, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup ?? false });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

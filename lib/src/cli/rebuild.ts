@@ -1,6 +1,6 @@
 import { JetStreamEventStore } from '../eventStore';
 import { compareWithCheckpoint, INSTANCE_STATES_MODEL } from '../instance';
-import { createLogger } from '../log';
+import { createLogger, logLevelFromEnv } from '../log';
 import { CheckpointStore, connectNats } from '../nats';
 import { natsSettingsFromEnv } from '../config';
 import { NATS_PATIENCE_MS } from './patience';
@@ -19,7 +19,7 @@ if (!model || !MODELS.includes(model)) {
 }
 
 const main = async (): Promise<number> => {
-  const logger = createLogger('rebuild', process.env.LOG_LEVEL ?? 'warn');
+  const logger = createLogger('rebuild', logLevelFromEnv(process.env, 'warn'));
   const settings = natsSettingsFromEnv(process.env);
   // A wrong NATS_URL fails after a few seconds with one line, instead of retrying for ever as a service would.
   const nats = await connectNats({ url: settings.natsUrl, name: 'rebuild', logger, replicas: settings.natsReplicas, giveUpAfterMs: NATS_PATIENCE_MS });

@@ -1,7 +1,8 @@
 import { issueToken, parseScopes, storeRevocation } from '../auth';
-import { loadJwtSecret, resolveDataDir } from '../launcher/dataDir';
+import { existingJwtSecret, resolveDataDir } from '../launcher/dataDir';
 import { createLogger } from '../log';
 import { connectNats } from '../nats';
+import { assertInstanceId } from '../validation';
 import { NATS_PATIENCE_MS } from './patience';
 
 /**
@@ -24,8 +25,9 @@ const option = (name: string): string | undefined => {
   const index = args.indexOf(`--${name}`);
   if (index < 0) return undefined;
   const value = args[index + 1];
-  // An option as the last word, or followed by the next option, is a slip, not a request for the default.
-  return value === undefined || value.startsWith('--') ? fail(`--${name} needs a value\n${USAGE}`) : value;
+  // An option as the last word, followed by the next option, or empty (an unset shell variable) is a slip, not a
+  // request for the default: `--instance "$ID"` with no ID would otherwise issue an account token.
+  return value === undefined || value === '' || value.startsWith('--') ? fail(`--${name} needs a value\n${USAGE}`) : value;
 };
 
 const issue = (account: string): void => {
@@ -36,7 +38,14 @@ const issue = (account: string): void => {
   const instanceId = option('instance');
   const scopes = option('scopes');
   if ((instanceId === undefined) !== (scopes === undefined)) fail('an instance token needs both --instance and --scopes');
-  const token = issueToken(loadJwtSecret(resolveDataDir()), account, days * 86_400, instanceId && scopes ? { instanceId, scopes: parseScopes(scopes) } : {});
+  if (instanceId !== undefined) assertInstanceId(instanceId);
+  const limits = instanceId !== undefined && scopes !== undefined ? { instanceId, scopes: parseScopes(scopes) } : {};
+  const dataDir = resolveDataDir();
+  // A secret made here would sign tokens no gateway takes (401 invalid_token): the gateway's DATA_DIR was meant.
+  const secret =
+    existingJwtSecret(dataDir) ??
+    fail(`no gateway secret in ${dataDir} (jwt-secret): run npm start first, or set DATA_DIR to the gateway's (or AUTH_JWT_SECRET)`);
+  const token = issueToken(secret, account, days * 86_400, limits);
   const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { jti: string };
   process.stdout.write(`${token}\n`);
   process.stderr.write(`token id: ${claims.jti} (revoke: /v1/revoke_token?token_id=${claims.jti})\n`);

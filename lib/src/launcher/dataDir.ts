@@ -11,12 +11,22 @@ export const resolveDataDir = (env: NodeJS.ProcessEnv = process.env): string => 
  * so tokens stay valid across restarts of the quickstart.
  */
 export const loadJwtSecret = (dataDir: string, env: NodeJS.ProcessEnv = process.env): string => {
-  const fromEnv = envOptional(env, 'AUTH_JWT_SECRET');
-  if (fromEnv) return fromEnv;
+  const existing = existingJwtSecret(dataDir, env);
+  if (existing !== null) return existing;
   const file = join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
+};
+
+/**
+ * The secret a gateway of `dataDir` signs with (`AUTH_JWT_SECRET`, else `DATA_DIR/jwt-secret`), or null when there is
+ * none yet: the token CLI must not make one of its own, whose tokens no gateway would take.
+ */
+export const existingJwtSecret = (dataDir: string, env: NodeJS.ProcessEnv = process.env): string | null => {
+  const fromEnv = envOptional(env, 'AUTH_JWT_SECRET');
+  if (fromEnv) return fromEnv;
+  const file = join(dataDir, 'jwt-secret');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
 };

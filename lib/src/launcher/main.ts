@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
-import { envInt, envOptional, envString } from '../config';
-import { createLogger } from '../log';
-import { freeFixedPort, listenProblem, natsServerBinary, natsServerVersion, startLocalNatsCluster, startLocalNatsServer } from '../nats';
+import { envInt, envOptional, envPort, envString } from '../config';
+import { redactUserinfo } from '../log';
+import { mainLogger } from '../ops';
+import { freeFixedPort, listenProblem, natsServerBinary, natsServerVersion, startLocalNatsCluster } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
+import { localReplicas, WatchedNatsServer } from './localNats';
 import { acquireLauncherLock, LauncherRunning } from './lock';
 
 /**
@@ -14,7 +16,7 @@ import { acquireLauncherLock, LauncherRunning } from './lock';
  * every service as its own process (they talk gRPC and NATS as in production), then the URL and a token.
  */
 const ROOT = resolve(__dirname, '../../..');
-const logger = createLogger('launcher');
+const logger = mainLogger('launcher');
 
 const waitForReady = async (url: string, timeoutMs: number): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs;
@@ -29,6 +31,12 @@ const waitForReady = async (url: string, timeoutMs: number): Promise<boolean> =>
   return false;
 };
 
+/** A start that cannot go on: one plain line for the person who typed `npm start`, exit code 1. */
+const refuse = (message: string): never => {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+};
+
 interface LocalNats {
   url: string;
   replicas: number;
@@ -39,21 +47,33 @@ interface LocalNats {
 /**
  * Unless NATS_URL is set: one nats-server with its store in DATA_DIR/nats, or with NATS_CLUSTER_SIZE=N (N >= 2) a
  * JetStream cluster of N nodes on loopback with their stores in DATA_DIR/nats-cluster/n1..nN, and every stream and
- * bucket replicated min(N, 3) times (NATS_REPLICAS overrides).
+ * bucket replicated min(N, 3) times (NATS_REPLICAS overrides; refused when it does not fit, see localReplicas).
  */
+/**
+ * The command that makes more tokens for this gateway, ready to paste: `--silent` (npm's own lines would end up in a
+ * `$(...)` capture) and the DATA_DIR whose secret signs them (elsewhere the CLI finds none and says so).
+ */
+const moreTokens = (env: NodeJS.ProcessEnv, dataDir: string): string => {
+  const where = envOptional(env, 'AUTH_JWT_SECRET') ? 'AUTH_JWT_SECRET=... ' : envOptional(env, 'DATA_DIR') ? `DATA_DIR=${dataDir} ` : '';
+  return `${where}npm run --silent token -- --account NAME`;
+};
+
 const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<LocalNats | null> => {
   if (envOptional(env, 'NATS_URL')) return null;
   const binary = natsServerBinary(env);
   const version = natsServerVersion(binary);
   if (version === null) throw new Error('no nats-server: run scripts/ensure-nats-server.sh (npm start does), or set NATS_URL');
   const size = envInt(env, 'NATS_CLUSTER_SIZE', 1);
+  const configured = envOptional(env, 'NATS_REPLICAS') === undefined ? undefined : envInt(env, 'NATS_REPLICAS', 1);
+  const local = localReplicas(configured, size);
+  if ('problem' in local) return refuse(local.problem);
   if (size <= 1) {
-    const server = await startLocalNatsServer({ storeDir: join(dataDir, 'nats'), port: envInt(env, 'NATS_PORT', 0), binary });
-    logger.info({ url: server.url, pid: server.pid, storeDir: server.storeDir, version }, 'started local nats-server');
+    const server = await WatchedNatsServer.start({ storeDir: join(dataDir, 'nats'), port: envPort(env, 'NATS_PORT', 0), binary, logger });
+    logger.info({ url: server.url, natsPid: server.pid, storeDir: server.storeDir, version }, 'started local nats-server');
     return { url: server.url, replicas: 1, description: `${server.url} (nats-server ${version}, store ${server.storeDir})`, stop: () => server.stop() };
   }
-  const replicas = envInt(env, 'NATS_REPLICAS', Math.min(size, 3));
-  const cluster = await startLocalNatsCluster({ size, baseDir: join(dataDir, 'nats-cluster'), binary });
+  const replicas = local.replicas;
+  const cluster = await startLocalNatsCluster({ size, baseDir: join(dataDir, 'nats-cluster'), binary, detached: true });
   logger.info({ url: cluster.url, size, replicas, version }, 'started a local nats-server cluster');
   return {
     url: cluster.url,
@@ -61,12 +81,6 @@ const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<
     description: `${size}-node cluster, streams and buckets R${replicas} (nats-server ${version}): ${cluster.url}`,
     stop: () => cluster.stop(),
   };
-};
-
-/** A start that cannot go on: one plain line for the person who typed `npm start`, exit code 1. */
-const refuse = (message: string): never => {
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
 };
 
 /** A host as it goes into a URL: an IPv6 address in brackets (`http://[::1]:3000`). */
@@ -86,7 +100,7 @@ const main = async (): Promise<void> => {
   const env = process.env;
   const dataDir = resolveDataDir(env);
   const host = envString(env, 'HOST', '127.0.0.1');
-  const port = envInt(env, 'PORT', 3000);
+  const port = envPort(env, 'PORT', 3000);
   mkdirSync(dataDir, { recursive: true });
   try {
     acquireLauncherLock(dataDir);
@@ -100,28 +114,28 @@ const main = async (): Promise<void> => {
   const natsUrl = local ? local.url : envString(env, 'NATS_URL', '');
   // Below the OS's ephemeral range (freeFixedPort): a service restarted by the launcher binds the same port again, and
   // a port 0 handed out meanwhile to any other process (a test running beside it did) would make it fail for good.
-  const grpcPort = envInt(env, 'INSTANCES_GRPC_PORT', 0) || (await freeFixedPort());
-  const webhooksGrpcPort = envInt(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freeFixedPort());
-  const sessionsGrpcPort = envInt(env, 'SESSIONS_GRPC_PORT', 0) || (await freeFixedPort());
+  const grpcPort = envPort(env, 'INSTANCES_GRPC_PORT', 0) || (await freeFixedPort());
+  const webhooksGrpcPort = envPort(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freeFixedPort());
+  const sessionsGrpcPort = envPort(env, 'SESSIONS_GRPC_PORT', 0) || (await freeFixedPort());
   // EXIT_WITH_PARENT: a service stops by itself when the launcher is gone (even SIGKILLed), so none is orphaned.
   const common = { ...env, NATS_URL: natsUrl, ...(local ? { NATS_REPLICAS: String(local.replicas) } : {}), AUTH_JWT_SECRET: jwtSecret, EXIT_WITH_PARENT: '1' };
   const services = [
     new Supervised(
       'instances',
       join(ROOT, 'services/instances/dist/main.js'),
-      { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, OPS_PORT: String(envInt(env, 'INSTANCES_OPS_PORT', 0) || (await freeFixedPort())) },
+      { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, OPS_PORT: String(envPort(env, 'INSTANCES_OPS_PORT', 0) || (await freeFixedPort())) },
       logger,
     ),
     new Supervised(
       'webhooks',
       join(ROOT, 'services/webhooks/dist/main.js'),
-      { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, OPS_PORT: String(envInt(env, 'WEBHOOKS_OPS_PORT', 0) || (await freeFixedPort())) },
+      { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, OPS_PORT: String(envPort(env, 'WEBHOOKS_OPS_PORT', 0) || (await freeFixedPort())) },
       logger,
     ),
     new Supervised(
       'sessions',
       join(ROOT, 'services/sessions/dist/main.js'),
-      { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`, OPS_PORT: String(envInt(env, 'SESSIONS_OPS_PORT', 0) || (await freeFixedPort())) },
+      { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`, OPS_PORT: String(envPort(env, 'SESSIONS_OPS_PORT', 0) || (await freeFixedPort())) },
       logger,
     ),
     new Supervised(
@@ -150,10 +164,16 @@ const main = async (): Promise<void> => {
     await gateway?.stop();
     await Promise.all(backends.map((service) => service.stop()));
     await local?.stop();
+    // The services' last lines are theirs ("shutting down"): this one, like the banner, tells whoever ran npm start
+    // that everything has stopped.
+    process.stdout.write(`  Stopped: every service and nats-server${exitCode === 0 ? '' : ` (exit code ${exitCode})`}.\n`);
     process.exit(exitCode);
   };
+  // The children are in process groups of their own (Supervised, WatchedNatsServer): only these signals stop them, in
+  // order. SIGHUP (the terminal closed) no longer reaches them, so it stops everything as Ctrl-C does.
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  process.on('SIGHUP', () => void stop());
 
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const base = `http://${urlHost(shownHost)}:${port}`;
@@ -170,7 +190,7 @@ const main = async (): Promise<void> => {
       `  Gateway ready:  ${base}/v1`,
       `  API docs:       ${base}/v1/docs`,
       `  Console:        ${base}/console/  (sign in with the token below)`,
-      `  NATS:           ${local ? local.description : `${natsUrl} (NATS_URL)`}`,
+      `  NATS:           ${local ? local.description : `${redactUserinfo(natsUrl)} (NATS_URL)`}`,
       env.WA_CONNECTOR === 'sandbox'
         ? '  Connector:      sandbox (a simulated platform: link with /v1/sandbox/scan, no phone needed)'
         : '  Connector:      baileys (WhatsApp; scan get_qrcode with the phone). Without a phone: WA_CONNECTOR=sandbox npm start',
@@ -180,7 +200,7 @@ const main = async (): Promise<void> => {
       '  Try it:',
       `    export TOKEN=${token}`,
       `    curl -H "Authorization: Bearer $TOKEN" ${base}/v1/create_instance`,
-      '  More tokens: npm run token -- --account NAME.  Stop: Ctrl-C.',
+      `  More tokens: ${moreTokens(env, dataDir)}.  Stop: Ctrl-C.`,
       '',
     ].join('\n'),
   );

@@ -36,6 +36,8 @@ export interface LocalClusterOptions {
   clusterName?: string;
   binary?: string;
   log?: NodeJS.WritableStream;
+  /** Each node in a process group of its own (see `LocalNatsOptions.detached`). */
+  detached?: boolean;
 }
 
 /**
@@ -63,6 +65,7 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
       host,
       ...(options.binary ? { binary: options.binary } : {}),
       ...(options.log ? { log: options.log } : {}),
+      ...(options.detached ? { detached: true } : {}),
       extraArgs: ['-n', names[i]!, '--cluster_name', options.clusterName ?? 'wagw', '--cluster', `nats://${host}:${routePorts[i]!}`, '--routes', routes],
     });
   const started = await Promise.allSettled(names.map((_, i) => start(i)));

@@ -28,6 +28,16 @@ export interface LocalNatsOptions {
   log?: NodeJS.WritableStream;
   /** More command-line arguments (a cluster node's name, cluster listen address and routes). */
   extraArgs?: readonly string[];
+  /**
+   * Called when the server exits after it started, other than by `stop()` or `kill()` (a crash, an OOM kill, someone's
+   * `kill`): a supervisor restarts it. An exit during start-up rejects the start instead.
+   */
+  onExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
+  /**
+   * In a process group of its own, so a Ctrl-C in the terminal (SIGINT to the foreground group) does not stop it
+   * behind its parent's back: the quickstart launcher stops it itself, after the services that use it.
+   */
+  detached?: boolean;
 }
 
 /** Servers still running; killed when this process exits, so none outlives a crashed or force-exited parent. */
@@ -125,6 +135,7 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
   const args = ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port), '-P', pidFile, ...(options.extraArgs ?? [])];
   const child = spawn(options.binary ?? natsServerBinary(), args, {
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   killOnExit(child);
   if (options.log) {
@@ -148,6 +159,12 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
       throw new Error(`nats-server did not accept connections on ${host}:${port} within 10 s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const onExit = options.onExit;
+  if (onExit) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`nats-server exited right after it started (${args.join(' ')})`);
+    // stop() and kill() remove every 'exit' listener first, so this one only sees exits nobody here asked for.
+    child.once('exit', (code, signal) => onExit(code, signal));
   }
   return {
     url: `nats://${host}:${port}`,
