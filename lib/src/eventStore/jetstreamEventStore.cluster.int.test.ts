@@ -148,6 +148,18 @@ describe('JetStream event store on a 3-node cluster', () => {
   }, 60_000);
 
   it('gives up making a bucket while the quorum is lost when the connection has a give-up time (a command-line tool)', async () => {
+    // The test before restarted two nodes: the cluster elects its meta leader again (seconds on a busy machine) before
+    // the tool connects, whose own give-up time (2 s) also bounds its connect. A CI run saw it give up there.
+    for (
+      let i = 0;
+      i < 100 &&
+      !(await handle.jsm.getAccountInfo().then(
+        () => true,
+        () => false,
+      ));
+      i++
+    )
+      await new Promise((resolve) => setTimeout(resolve, 200));
     const tool = await connectNats({ url: cluster.url, name: 'tool', logger: testLogger(), replicas: 3, timeoutMs: 1_000, giveUpAfterMs: 2_000 });
     const [, second, third] = cluster.nodes;
     await second!.kill();

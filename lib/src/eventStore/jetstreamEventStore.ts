@@ -1,8 +1,6 @@
 import {
-  AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
-  JetStreamApiCodes,
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
@@ -20,9 +18,11 @@ import { isAppError, unavailable } from '../errors';
 import type { Logger } from '../log';
 import { ensureStream, isOvertaken, STREAMS, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
-import { JetStreamPublisher, PublishNotTakenError } from './jetStreamPublisher';
+import { JetStreamPublisher } from './jetStreamPublisher';
 import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
+import { ensureDurable } from './durableConsumer';
 import { durableSubscription } from './durableSubscription';
+import { retryPauseFor } from './publishRetries';
 import { withTypes } from './typeFilter';
 import {
   assertPattern,
@@ -59,21 +59,6 @@ export interface JetStreamEventStoreOptions {
   /** How long a scan's consumer may deliver nothing while the scan waits on it (default 10 s; shorter in tests). */
   scanSilenceMs?: number;
 }
-
-/** Pause before repeating a publish no server took (a stream leader being elected: ~2-4 s on a 3-node cluster). */
-const NOT_TAKEN_RETRY_MS = 100;
-
-/**
- * A stream leader refuses a publish whose command id (10158) or subject under an expected version (10164) is in a
- * publish it has proposed but not yet applied: a client's retry after a lost ack, or a rival writer. Neither is an
- * answer yet; the same publish a moment later is (the duplicate it is, a true conflict with its sequence, or stored).
- */
-const IN_PROCESS_CODES: ReadonlySet<number> = new Set([10158, JetStreamApiCodes.StreamWrongLastSequenceUnknown]);
-const IN_PROCESS_RETRY_MS = 5;
-const retryPauseFor = (error: unknown): number | null => {
-  if (error instanceof PublishNotTakenError) return NOT_TAKEN_RETRY_MS;
-  return error instanceof JetStreamApiError && IN_PROCESS_CODES.has(error.code) ? IN_PROCESS_RETRY_MS : null;
-};
 
 /**
  * The event store on NATS JetStream: one stream, one subject per aggregate, one message per commit.
@@ -277,24 +262,12 @@ export class JetStreamEventStore implements EventStore {
     const from = Math.max(1, options.fromSequence ?? 1);
     const start = from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.All };
     if (!options.durableName) return js.consumers.get(this.streamName, { filter_subjects: this.subject(pattern), ...start });
-    const existing = await jsm.consumers.info(this.streamName, options.durableName).catch(() => null);
-    const ackWait = nanos(options.ackWaitMs ?? 30_000);
-    const maxAckPending = options.maxAckPending ?? 1_000;
-    const filter = this.subject(pattern);
-    if (existing && (existing.config.ack_wait !== ackWait || existing.config.max_ack_pending !== maxAckPending || existing.config.filter_subject !== filter)) {
-      // A durable keeps its position when its pattern widens (a new release listening to more).
-      await jsm.consumers.update(this.streamName, options.durableName, { ack_wait: ackWait, max_ack_pending: maxAckPending, filter_subject: filter });
-    }
-    if (!existing) {
-      await jsm.consumers.add(this.streamName, {
-        durable_name: options.durableName,
-        ack_policy: AckPolicy.Explicit,
-        filter_subject: filter,
-        ack_wait: ackWait,
-        max_ack_pending: maxAckPending,
-        ...start,
-      });
-    }
+    await ensureDurable(jsm, this.streamName, options.durableName, {
+      filter: this.subject(pattern),
+      ackWaitMs: options.ackWaitMs,
+      maxAckPending: options.maxAckPending,
+      start,
+    });
     return js.consumers.get(this.streamName, options.durableName);
   }
 
