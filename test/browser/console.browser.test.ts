@@ -49,7 +49,8 @@ if (reason && process.env.CI) {
       await receiver.start();
       // The production lease timings (10 s), not the tests' 3 s: a browser beside a busy machine must not lose the
       // instance's connection (and the QR code on screen) to a short stall.
-      stack = await startStack();
+      // No instance quota: one account holds more instances than a page of list_instances shows (100).
+      stack = await startStack({}, true, {}, { instances: { instanceQuota: 0 } });
       browser = await launchChromium();
       context = await browser.newContext({ viewport: { width: 375, height: 812 } });
       page = await context.newPage();
@@ -140,6 +141,8 @@ if (reason && process.env.CI) {
       await page.getByText(/^Accepted: /).waitFor();
       for (const type of ['MessageSent', 'MessageDelivered', 'MessageRead']) await page.locator(`.timeline li[data-type="${type}"]`).waitFor();
 
+      // Another instance's event (any account's) comes between this one's in the log: the timeline goes on all the same.
+      expect((await stack.call('/v1/create_instance', { account: 'someone-else' })).status).toBe(200);
       // An inbound message appears live, as text.
       expect(
         (await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4915100000002&text=${encodeURIComponent(XSS)}`, { account: 'browser' })).status,
@@ -152,6 +155,10 @@ if (reason && process.env.CI) {
       // The failed delivery with its attempts; redeliver it.
       await checkpoint('4-instance-linked');
       const deliveryId = (await dead.getAttribute('data-delivery'))!;
+      // The keyboard focus on its button outlives the list's polls (every 3 s).
+      await dead.getByRole('button', { name: `Redeliver ${deliveryId}` }).focus();
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      expect(await page.evaluate("document.activeElement && document.activeElement.getAttribute('aria-label')")).toBe(`Redeliver ${deliveryId}`);
       await dead.getByRole('button', { name: `Redeliver ${deliveryId}` }).click();
       await page.locator(`.deliveries > li[data-delivery="${deliveryId}"][data-status="delivered"]`).waitFor({ timeout: 20_000 });
       await checkpoint('5-deliveries-redelivered');
@@ -166,11 +173,90 @@ if (reason && process.env.CI) {
       await checkpoint('6-instances');
     };
 
+    it('lists every instance of an account with more than a page of them (100)', async () => {
+      const token = stack.token('many');
+      const created: string[] = [];
+      for (let i = 0; i < 101; i++) {
+        const response = await fetch(`${stack.baseUrl}/v1/create_instance`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).toBe(200);
+        created.push(((await response.json()) as { instance_id: string }).instance_id);
+      }
+      await page.goto(`${stack.baseUrl}/`);
+      await page.evaluate(`sessionStorage.setItem('wagw.console.token', ${JSON.stringify(token)})`);
+      await page.reload();
+      await page.locator(`tr[data-instance="${created.at(-1)!}"]`).waitFor({ timeout: 10_000 });
+      expect(await page.locator('tr[data-instance]').count()).toBe(101);
+    }, 60_000);
+
+    it('signs in with an instance token on its instance (it cannot list instances), and skip-to-content keeps the page', async () => {
+      const listed = await stack.call('/v1/list_instances', { account: 'browser' });
+      const id = (listed.body.instances as Array<{ instance_id: string }>)[0]!.instance_id;
+      await page.goto(`${stack.baseUrl}/`);
+      await page.evaluate('sessionStorage.clear()');
+      await page.reload();
+      await page.getByLabel('API token').fill(stack.token('browser', { instanceId: id, scopes: ['send', 'read'] }));
+      await page.keyboard.press('Enter');
+      await page.locator('dd[data-state]').waitFor();
+      expect(page.url()).toMatch(new RegExp(`#/instances/${id}$`));
+      expect(await page.getByRole('link', { name: 'Instances' }).count()).toBe(0);
+      // "Skip to content" moves the focus to the page, not to another route.
+      await page.getByRole('link', { name: 'Skip to content' }).focus();
+      await page.keyboard.press('Enter');
+      expect(page.url()).toMatch(new RegExp(`#/instances/${id}$`));
+      expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('main');
+      await checkpoint('7-instance-token');
+    }, 30_000);
+
+    /** Signs in as `account` and opens `hash`. */
+    const openAs = async (account: string, hash: string): Promise<void> => {
+      await page.goto(`${stack.baseUrl}/console/`);
+      await page.evaluate(`sessionStorage.setItem('wagw.console.token', ${JSON.stringify(stack.token(account))})`);
+      // Same document, another hash: the console routes there with the token just set.
+      await page.goto(`${stack.baseUrl}/console/${hash}`);
+    };
+
+    it('says an unknown instance is not found and stops asking about it', async () => {
+      await openAs('browser', '#/instances/00000000000000000000');
+      await page.getByRole('heading', { name: 'Instance not found' }).waitFor();
+      const asked: string[] = [];
+      page.on('request', (request) => asked.push(request.url()));
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect(asked.filter((url) => url.includes('/v1/'))).toEqual([]);
+    }, 30_000);
+
+    it('reads the status again after a passing error, and keeps a half-edited webhook URL when the instance changes', async () => {
+      const created = await stack.call('/v1/create_instance', { account: 'browser' });
+      const id = String(created.body.instance_id);
+      const hook = encodeURIComponent(receiver.url('/kept'));
+      expect((await stack.call(`/v1/set_webhook?instance_id=${id}&webhook_url=${hook}&enable=true`, { account: 'browser' })).status).toBe(200);
+      let refused = 0;
+      await page.route('**/v1/status?*', async (route) => {
+        if (refused++ > 0) return route.continue();
+        return route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: 'NATS is down', code: 'event_store_unavailable' }),
+        });
+      });
+      await openAs('browser', `#/instances/${id}`);
+      await page.getByText('Could not load the status').waitFor();
+      await page.locator('dd[data-state]').waitFor({ timeout: 10_000 });
+      await page.unroute('**/v1/status?*');
+      // A new URL typed, focus gone to Save, then the instance links (an instance event reads the status again).
+      await page.locator('img.qr').waitFor();
+      expect(await page.getByLabel('Webhook URL').inputValue()).toBe(receiver.url('/kept'));
+      await page.getByLabel('Webhook URL').fill('https://hooks.example/edited');
+      await page.keyboard.press('Tab');
+      expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915100000009`, { account: 'browser' })).status).toBe(200);
+      await page.locator('dd[data-state="connected"]').waitFor();
+      expect(await page.getByLabel('Webhook URL').inputValue()).toBe('https://hooks.example/edited');
+    }, 45_000);
+
     it('goes back to sign-in on a 401 (an expired or foreign token)', async () => {
       await page.evaluate("sessionStorage.setItem('wagw.console.token', 'not-a-token')");
       await page.reload();
       await page.getByText('Your token was refused or has expired').waitFor();
-      await checkpoint('7-sign-in-after-401');
+      await checkpoint('8-sign-in-after-401');
     });
   });
 }

@@ -7,6 +7,21 @@ export const token = {
   clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
 };
 
+/**
+ * The instance an instance token is limited to (its `inst` claim), or null for an account token. Read only to choose
+ * the page (an instance token cannot list instances); the gateway checks the token on every call.
+ */
+export const tokenInstance = (): string | null => {
+  const payload = token.get()?.split('.')[1];
+  if (!payload) return null;
+  try {
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { inst?: unknown };
+    return typeof claims.inst === 'string' && /^[0-9A-F]{20}$/.test(claims.inst) ? claims.inst : null;
+  } catch {
+    return null;
+  }
+};
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

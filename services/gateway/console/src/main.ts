@@ -1,4 +1,4 @@
-import { token, whenUnauthorized } from './api.js';
+import { token, tokenInstance, whenUnauthorized } from './api.js';
 import { h, replace } from './dom.js';
 import { instancePage } from './pages/instance.js';
 import { instancesPage } from './pages/instances.js';
@@ -27,7 +27,11 @@ const route = (): void => {
   stopPage();
   stopPage = () => undefined;
   if (!token.get()) return signOut();
-  replace(nav, h('a', { href: '#/instances' }, 'Instances'), h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'));
+  const signOutButton = h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out');
+  // An instance token sees its instance only: no list (403 account_token_required), whatever the link said.
+  const only = tokenInstance();
+  if (only && location.hash !== `#/instances/${only}`) history.replaceState(null, '', `#/instances/${only}`);
+  replace(nav, ...(only ? [] : [h('a', { href: '#/instances' }, 'Instances')]), signOutButton);
   const match = /^#\/instances\/([0-9A-F]{20})$/.exec(location.hash);
   if (match) stopPage = instancePage(main, match[1]!, () => signOut('Your token was refused or has expired; sign in again.'));
   else {
@@ -42,4 +46,10 @@ const route = (): void => {
 };
 
 window.addEventListener('hashchange', route);
+// "Skip to content" moves the focus, not the route: as a plain #main link it changed the hash, which the router took
+// for a page (the instance page left for the list; on sign-in, the typed token wiped).
+document.querySelector('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
 route();

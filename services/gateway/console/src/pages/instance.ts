@@ -1,4 +1,4 @@
-import { api, errorText } from '../api.js';
+import { api, ApiError, errorText } from '../api.js';
 import { h, notice, replace } from '../dom.js';
 import { followEvents } from '../liveEvents.js';
 import { deliveriesSection } from '../sections/deliveries.js';
@@ -10,6 +10,11 @@ import { liveBadge, stateBadge } from './instances.js';
 
 /** Deliveries also change without a new event (retries); they are read again this often. */
 const DELIVERIES_POLL_MS = 3_000;
+/** A status that could not be read for a passing reason (429, 503, the network) is read again after this. */
+const STATUS_RETRY_MS = 5_000;
+
+/** Whether a failed call is worth repeating by itself: rate limited, a dependency down, the gateway unreachable. */
+const passing = (error: unknown): boolean => error instanceof ApiError && (error.status === 0 || error.status === 429 || error.status >= 500);
 
 /** One instance: status and actions, linking, webhook, send, live timeline and deliveries. Answers a stop function. */
 export const instancePage = (root: HTMLElement, id: string, signOut: () => void): (() => void) => {
@@ -19,7 +24,11 @@ export const instancePage = (root: HTMLElement, id: string, signOut: () => void)
   const qr = qrSection(id);
   const deliveries = deliveriesSection(id);
   const timeline = timelineSection(id);
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let stopAll = (): void => undefined;
   const loadStatus = async (): Promise<void> => {
+    clearTimeout(retry);
     try {
       const body = await api('/status', { instance_id: id });
       const state = String(body.state);
@@ -37,8 +46,22 @@ export const instancePage = (root: HTMLElement, id: string, signOut: () => void)
       qr.state(state);
       webhook.settings(body.webhook as { url: string; enabled: boolean } | null);
     } catch (error) {
+      if (stopped) return;
+      // Unknown, or another account's: nothing on this page can work, so nothing polls or follows it any more.
+      if (error instanceof ApiError && error.status === 404) return notFound();
       replace(status, notice(`Could not load the status: ${errorText(error)}`, 'error'));
+      // The page would otherwise keep the error (and no QR section) until the next instance event.
+      if (passing(error)) retry = setTimeout(() => void loadStatus(), STATUS_RETRY_MS);
     }
+  };
+  const notFound = (): void => {
+    stopAll();
+    replace(
+      root,
+      h('h1', {}, 'Instance not found'),
+      notice(`No instance ${id} in this account.`, 'error'),
+      h('p', {}, h('a', { href: '#/instances' }, 'Back to the instances')),
+    );
   };
   const webhook = webhookSection(id, () => void loadStatus());
   const action = (path: string, done: string): void => {
@@ -89,10 +112,13 @@ export const instancePage = (root: HTMLElement, id: string, signOut: () => void)
     live.set,
     signOut,
   );
-  return () => {
+  stopAll = () => {
+    stopped = true;
+    clearTimeout(retry);
     stopEvents();
     clearInterval(poll);
     qr.stop();
     deliveries.stop();
   };
+  return () => stopAll();
 };

@@ -16,6 +16,20 @@ export const liveBadge = (): { element: HTMLElement; set: (status: LiveStatus) =
   return { element, set: (status) => replace(element, status === 'live' ? '● live' : status) };
 };
 
+/** Pages of list_instances walked to the end: an account may hold more instances than one page (100) shows. */
+const MAX_PAGES = 1_000;
+const allInstances = async (): Promise<InstanceRow[]> => {
+  const rows: InstanceRow[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const body = await api('/list_instances', { cursor });
+    rows.push(...((body.instances as InstanceRow[] | undefined) ?? []));
+    cursor = typeof body.next_cursor === 'string' ? body.next_cursor : undefined;
+    if (cursor === undefined) break;
+  }
+  return rows;
+};
+
 /** The account's instances with their live state, and "create". Answers a stop function for the live stream. */
 export const instancesPage = (root: HTMLElement, open: (id: string) => void, signOut: () => void): (() => void) => {
   const list = h('div', { 'aria-live': 'polite' }, notice('Loading instances…'));
@@ -35,8 +49,7 @@ export const instancesPage = (root: HTMLElement, open: (id: string) => void, sig
 
   const load = async (): Promise<void> => {
     try {
-      const body = await api('/list_instances');
-      const rows = (body.instances as InstanceRow[] | undefined) ?? [];
+      const rows = await allInstances();
       if (rows.length === 0) return replace(list, notice('No instances yet. Create one to link a phone.', 'empty'));
       replace(
         list,

@@ -1,4 +1,4 @@
-import { api, errorText, token } from '../api.js';
+import { api, errorText, token, tokenInstance } from '../api.js';
 import { field, h, notice, replace } from '../dom.js';
 
 /** Sign in by pasting a token; it is checked with one call and kept in session storage only. */
@@ -13,7 +13,9 @@ export const signInPage = (root: HTMLElement, onSignedIn: () => void, reason?: s
         event.preventDefault();
         token.set(input.value.trim());
         replace(status, notice('Checking the token…'));
-        api('/list_instances').then(
+        // An instance token (one instance handed to one app) cannot list instances: it is checked on its instance.
+        const instance = tokenInstance();
+        (instance ? api('/status', { instance_id: instance }) : api('/list_instances')).then(
           () => onSignedIn(),
           (error: unknown) => {
             token.clear();

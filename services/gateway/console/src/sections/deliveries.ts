@@ -38,11 +38,18 @@ export const deliveriesSection = (id: string) => {
     );
   };
 
+  /** What the list shows now: a poll that reads the same draws nothing (focus and screen readers stay where they are). */
+  let shown = '';
   const load = async (): Promise<void> => {
     try {
       const body = await api('/webhook_deliveries', { instance_id: id, limit: 50 });
       const deliveries = body.deliveries as Delivery[];
+      const read = JSON.stringify(deliveries);
+      if (read === shown) return;
+      shown = read;
       if (deliveries.length === 0) return replace(list, notice('No deliveries yet (set a webhook first).', 'empty'));
+      // A changed list is drawn anew: the keyboard focus goes back to the button it was on (the list polls every 3 s).
+      const focused = document.activeElement instanceof HTMLElement ? document.activeElement.closest('li[data-delivery]')?.getAttribute('data-delivery') : null;
       replace(
         list,
         h(
@@ -68,7 +75,9 @@ export const deliveriesSection = (id: string) => {
           ),
         ),
       );
+      if (focused) list.querySelector<HTMLElement>(`li[data-delivery="${CSS.escape(focused)}"] button`)?.focus();
     } catch (error) {
+      shown = '';
       replace(list, notice(`Could not load the deliveries: ${errorText(error)}`, 'error'));
     }
   };

@@ -19,6 +19,8 @@ export const qrSection = (id: string) => {
   const element = h('section', { class: 'card', 'aria-labelledby': 'qr-heading' }, h('h2', { id: 'qr-heading' }, 'Link a phone'), area, scan);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let linked = false;
+  /** The page was left: a get_qrcode still under way sets no new timer (it would poll for good, and sign-out's form). */
+  let stopped = false;
 
   const scanForm = (): HTMLElement => {
     const number = h('input', { type: 'text', inputmode: 'numeric', pattern: '[0-9]{7,15}', value: '4915112345678', required: true });
@@ -48,15 +50,16 @@ export const qrSection = (id: string) => {
 
   const show = async (): Promise<void> => {
     clearTimeout(timer);
-    if (linked) return;
+    if (linked || stopped) return;
     try {
       const body = await api('/get_qrcode', { instance_id: id });
-      if (linked) return;
+      if (linked || stopped) return;
       const img = h('img', { src: String(body.qrcode), alt: 'QR code to scan with WhatsApp on the phone', width: '256', height: '256', class: 'qr' });
       replace(area, h('p', {}, 'On the phone: WhatsApp → Linked devices → Link a device, then scan:'), img);
       if (scan.childElementCount === 0 && (await sandboxEnabled())) replace(scan, scanForm());
       timer = setTimeout(() => void show(), QR_REFRESH_MS);
     } catch (error) {
+      if (stopped) return;
       replace(area, notice(`No QR code: ${errorText(error)}`, 'error'), h('button', { type: 'button', onclick: () => void show() }, 'Try again'));
     }
   };
@@ -77,6 +80,9 @@ export const qrSection = (id: string) => {
         void show();
       }
     },
-    stop: (): void => clearTimeout(timer),
+    stop: (): void => {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 };

@@ -33,6 +33,8 @@ export const timelineSection = (id: string) => {
   const list = h('ol', { class: 'timeline', 'aria-live': 'polite', 'aria-relevant': 'additions' });
   const status = h('div', {}, notice('Loading the history…'));
   let next = 0;
+  /** The sequence of the newest commit shown: the live timeline goes on from it (see `more`). */
+  let seen = 0;
   let generation = 0;
   let loading: Promise<void> = Promise.resolve();
 
@@ -53,13 +55,19 @@ export const timelineSection = (id: string) => {
         const body = await api('/history', { instance_id: id, cursor: next, limit: 200, types: type.value, message_id: messageId.value });
         if (mine !== generation) return;
         const events = body.events as HistoryEvent[];
+        const shown = seen;
         for (const event of events) {
+          // The commit the cursor named is read again (a cursor is inclusive): shown already.
+          if (event.sequence <= shown) continue;
           offer(event.type);
           list.prepend(render(event));
+          seen = Math.max(seen, event.sequence);
         }
-        const last = events.at(-1);
         const cursor = body.next_cursor as number | null;
-        next = cursor ?? (last ? last.sequence + 1 : next);
+        // At the end the next read starts at the newest commit shown, not at the sequence after it: a cursor must be a
+        // commit of this history, and other instances' commits (any account's) come in between. The sequence after it
+        // was refused (invalid_cursor) as soon as another instance had an event, and the timeline stopped for good.
+        next = cursor ?? seen;
         if (cursor === null) break;
       }
       replace(status, list.childElementCount === 0 ? notice('No events match.', 'empty') : null);
@@ -73,6 +81,7 @@ export const timelineSection = (id: string) => {
   const reload = (): void => {
     generation++;
     next = 0;
+    seen = 0;
     list.replaceChildren();
     replace(status, notice('Loading the history…'));
     refresh();

@@ -6,6 +6,10 @@ export const webhookSection = (id: string, onSaved: () => void) => {
   const url = h('input', { type: 'url', placeholder: 'https://example.com/hooks/whatsapp', required: true, maxlength: '2048' });
   const enabled = h('input', { type: 'checkbox', checked: true });
   const result = h('div', { 'aria-live': 'polite' });
+  /** Changed since the last save: the server's settings (read again on every instance event) no longer overwrite it. */
+  let edited = false;
+  url.addEventListener('input', () => (edited = true));
+  enabled.addEventListener('change', () => (edited = true));
   const form = h(
     'form',
     {
@@ -14,6 +18,7 @@ export const webhookSection = (id: string, onSaved: () => void) => {
         replace(result, notice('Saving…'));
         api('/set_webhook', { instance_id: id, webhook_url: url.value, enable: String(enabled.checked) }).then(
           (body) => {
+            edited = false;
             replace(
               result,
               notice('Saved.', 'ok'),
@@ -42,7 +47,8 @@ export const webhookSection = (id: string, onSaved: () => void) => {
   return {
     element,
     settings(webhook: { url: string; enabled: boolean } | null): void {
-      if (!webhook || document.activeElement === url) return;
+      // A half-edited form stays as it is: refilled, its Save would store the old URL (with a new signing secret).
+      if (!webhook || edited || document.activeElement === url) return;
       url.value = webhook.url;
       enabled.checked = webhook.enabled;
     },
