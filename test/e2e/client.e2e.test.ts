@@ -1,4 +1,6 @@
+import { exportHistory, getMedia } from '@wagw/client';
 import { stackWithReceiver } from '../harness/receiverStack';
+import { linkInSandbox } from '../harness/sandboxLink';
 import { eventually } from '../harness/wait';
 
 // The main flows through the client generated from the OpenAPI document (@wagw/client): what the document promises
@@ -67,6 +69,32 @@ describe('the API through the generated client', () => {
     const second = await api.GET('/list_instances', { params: { query: { limit: 2, cursor: first.data!.next_cursor! } } });
     expect([...first.data!.instances, ...second.data!.instances].map((i) => i.instance_id)).toEqual(ids);
     expect(second.data!.next_cursor).toBeNull();
+  });
+
+  it('reads a received file and the NDJSON export, which are not JSON, through the helpers that parse them as such', async () => {
+    const api = context.stack.client();
+    const id = await createInstance();
+    await linkInSandbox(context.stack, id, '4915112340001');
+    const inbound = await api.GET('/sandbox/inbound', { params: { query: { instance_id: id, from: '4917612345678', media: 'document', media_size: 5000 } } });
+    expect(inbound.response.status).toBe(200);
+    const received = await eventually(
+      () => api.GET('/history', { params: { query: { instance_id: id, types: 'MessageReceived' } } }),
+      (h) => h.data?.events.length === 1,
+    );
+    const messageId = received.data!.events[0]!.data.message_id as string;
+
+    const file = await getMedia(api, { instance_id: id, message_id: messageId });
+    expect([file.response.status, file.data?.type, file.data?.size]).toEqual([200, 'application/pdf', 5000]);
+    expect(file.response.headers.get('content-disposition')).toMatch(/^attachment; filename="sandbox.pdf"/);
+    const none = await getMedia(api, { instance_id: id, message_id: 'in_000000000000000000000000' });
+    expect([none.response.status, none.error?.code]).toEqual([404, 'message_not_found']);
+
+    const exported = await exportHistory(api, { instance_id: id, types: 'MessageReceived' });
+    const lines = exported
+      .data!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.type ?? l.next_cursor)).toEqual(['MessageReceived', null]);
   });
 
   it('gets the documented error bodies as typed errors: 401 without a credential, 404 for a foreign instance, 400 for bad input', async () => {

@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './generated/schema';
+import type { operations, paths } from './generated/schema';
 
 export type { components, operations, paths } from './generated/schema';
 
@@ -15,3 +15,19 @@ export type GatewayClient = Client<paths>;
 
 export const createGatewayClient = ({ baseUrl, token }: GatewayClientOptions): GatewayClient =>
   createClient<paths>({ baseUrl: `${baseUrl.replace(/\/$/, '')}/v1`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+type MediaQuery = operations['getMedia']['parameters']['query'];
+type ExportQuery = operations['exportHistory']['parameters']['query'];
+
+/**
+ * `GET /media`: a received file, as a Blob (its `type` is the file's Content-Type). openapi-fetch parses a success as
+ * JSON unless told otherwise, which fails on a file; `error` is the `{ error, code }` body as for any call.
+ */
+export const getMedia = (client: GatewayClient, query: MediaQuery) => client.GET('/media', { params: { query }, parseAs: 'blob' });
+
+/**
+ * `GET /history/export`: the NDJSON text (one event per line, then the `{"next_cursor"}` or `{"error", "code",
+ * "next_cursor"}` line). It is not one JSON value, so it is read as text; for a very long history call
+ * `client.GET('/history/export', { params: { query }, parseAs: 'stream' })` and read the lines as they come.
+ */
+export const exportHistory = (client: GatewayClient, query: ExportQuery) => client.GET('/history/export', { params: { query }, parseAs: 'text' });

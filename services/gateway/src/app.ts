@@ -36,6 +36,7 @@ import { deliveriesRoutes } from './routes/deliveries';
 import { replayRoutes } from './routes/replay';
 import { eventsRoutes } from './routes/events';
 import { registerConsole } from './console';
+import { registerResponseDocs } from './responseDocs';
 import { SSE_DEFAULTS, type SseOptions } from './events/sseConnection';
 
 export interface GatewayDeps {
@@ -64,8 +65,11 @@ const API_DESCRIPTION = `Send and receive WhatsApp messages through linked insta
 
 Authenticate with a JWT as \`Authorization: Bearer <token>\` or as \`access_token\` (query, or JSON body for POST).
 Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, code }\` with 400 (invalid input),
-401 (missing or bad credential), 404 (unknown instance, or another account's), 409 (wrong state), 413 (too large),
-429 (rate limited) or 503 (a dependency is down); a 429 or 503 carries \`Retry-After\` (seconds).`;
+401 (missing or bad credential), 403 (outside an instance token's scopes), 404 (unknown instance, or another
+account's), 405 (another method than the path takes; \`Allow\` lists them), 409 (wrong state), 413 (too large),
+414 (URL over 8 KiB: send long text with POST), 415 (a body that is not application/json), 429 (rate limited) or 503
+(a dependency is down); a 429 or 503 carries \`Retry-After\` (seconds). Where the gateway limits requests, its answers
+carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`.`;
 
 /** The gateway as a Fastify app: docs, ops routes, and the authenticated `/v1` API. */
 export const buildGateway = async ({
@@ -97,6 +101,9 @@ export const buildGateway = async ({
     ...nodeRefusalOptions,
     ...shutdownOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // The first onRequest hook: every API request is counted (and over the limit refused) before any other work or refusal.
+  const limiter = rateLimit && (await createRateLimiter(app, rateLimit.counter, rateLimit.settings));
+  const registerApiAuth = registerAuth(app, { verify: verifyToken, revocations, limiter });
   registerNodeRefusals(app, loggerInstance);
   const closing = registerShutdownRefusal(app);
   registerValidation(app);
@@ -122,6 +129,7 @@ export const buildGateway = async ({
         { name: 'Instances', description: 'Create, link, inspect and reset instances' },
         { name: 'Webhook', description: "The instance's event webhook" },
         { name: 'Messages', description: 'Send text and media' },
+        { name: 'Groups', description: "The account's WhatsApp groups: list them, send to them" },
         { name: 'Tokens', description: 'Revoke tokens' },
         ...(sandbox ? [{ name: 'Sandbox', description: 'The simulated platform (WA_CONNECTOR=sandbox): play the phone' }] : []),
       ],
@@ -140,6 +148,9 @@ export const buildGateway = async ({
 
   await registerConsole(app);
 
+  // Ready = this replica can reach its services. Not NATS, nor the services' own readiness: those are shared by every
+  // gateway replica, so checking them would take the whole fleet out of a load balancer at once for an outage that is
+  // not this replica's, and clients would get the balancer's bare 503 instead of our event_store_unavailable answer.
   registerOpsRoutes(app, async () => {
     if (!(await instances.ready(1_000))) return { ready: false, reason: 'instances service is unreachable' };
     if (!(await webhooks.ready(1_000))) return { ready: false, reason: 'webhooks service is unreachable' };
@@ -149,8 +160,9 @@ export const buildGateway = async ({
 
   await app.register(
     async (api) => {
-      const rateLimiter = rateLimit && (await createRateLimiter(api, rateLimit.counter, rateLimit.settings));
-      registerAuth(api, { verify: verifyToken, revocations, rateLimiter });
+      // Before the routes: it documents on each of them the answers every /v1 route gives alike.
+      registerResponseDocs(api);
+      registerApiAuth(api);
       await api.register(instancesRoutes, { instances, sessions });
       await api.register(erasureRoutes, { instances });
       await api.register(historyRoutes, { instances, revocations });

@@ -1,11 +1,7 @@
 import { connect } from 'node:net';
-import { createLogger, createTokenVerifier, issueToken, type SendRequest } from '@wagw/lib';
+import { issueToken, type SendRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from './app';
-import { noRevocations } from './auth/revocations';
-import type { InstancesClientApi } from './instancesClient';
-import type { SessionsClientApi } from './sessionsClient';
-import type { WebhooksClientApi } from './webhooksClient';
+import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
 
 // Product rule: every bad input answers a clear 4xx in the error envelope, never a 500, a hang or a silently altered
 // value. The gateway runs over fakes of the services that record what reaches them, so a test sees both the answer
@@ -27,14 +23,10 @@ describe('request input: bad input is refused in the envelope, good input reache
       ready: async () => true,
       close: () => undefined,
     };
-    gateway = await buildGateway({
-      instances: instances as unknown as InstancesClientApi,
-      webhooks: { ready: async () => true, close: () => undefined } as unknown as WebhooksClientApi,
-      sessions: sessions as unknown as SessionsClientApi,
-      sandbox: false,
-      verifyToken: createTokenVerifier(SECRET),
-      revocations: noRevocations,
-      logger: createLogger('input-test', 'silent'),
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
+      instances,
+      sessions,
     });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { INSTANCE_ID_PATTERN, INSTANCE_STATES, LIMITS, PAGE_LIMIT, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
+import { errorResponse } from './responseDocs';
 
 export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
@@ -10,14 +11,6 @@ export const InstanceId = Type.String({
 });
 
 export const InstanceQuery = Type.Object({ instance_id: InstanceId, access_token: AccessToken });
-
-export const ErrorBody = Type.Object(
-  {
-    error: Type.String({ description: 'What went wrong, for a person' }),
-    code: Type.String({ description: 'Stable machine-readable code, e.g. instance_not_found' }),
-  },
-  { $id: 'ErrorBody', examples: [{ error: 'Instance not found', code: 'instance_not_found' }] },
-);
 
 /** The seed's success envelope: `status` (200) and `message`, plus the operation's fields; `example`: a whole answer. */
 export const envelope = <T extends Record<string, TSchema>>(fields: T, example?: Record<string, unknown>) =>
@@ -123,8 +116,12 @@ export const PageLimit = Type.Optional(
 /** `next_cursor` of every paged list: pass it back as `cursor` for the next page; null on the last one. */
 export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last page' });
 
-/** Every error status a route may answer, with the shared error body. */
-export const errorResponses = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+/**
+ * Every error status a route may answer, each with the shared error body and its own description, example and headers
+ * (responseDocs.ts). 405, 414 and 415 are added to every route they apply to by registerResponseDocs, not listed here.
+ */
+export const errorResponses = (...statuses: number[]): Record<number, ReturnType<typeof errorResponse>> =>
+  Object.fromEntries(statuses.map((s) => [s, errorResponse(s)]));
 
 export const COMMON_ERRORS = [400, 401, 403, 413, 429, 503] as const;
 

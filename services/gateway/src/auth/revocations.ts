@@ -1,9 +1,14 @@
 import { AppError, BUCKETS, openKvBucket, putRevocation, revocationOf, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
 
-/** How long start-up waits for the list of revoked tokens before serving anyway (and logging that it did). */
+/**
+ * How long start-up waits for the list of revoked tokens before it serves anyway: requests with a token are answered
+ * 503 `revocations_loading` until the list is in (no revoked token passes), the rest (health, the console's files) are served.
+ */
 const LOAD_TIMEOUT_MS = 5_000;
 
 export interface Revocations {
+  /** Whether every revocation stored before this replica started is known here (false: a start-up that NATS held up). */
+  loaded(): boolean;
   isRevoked(credential: Credential): boolean;
   /** Revokes one of the account's tokens by its id; every replica refuses it within milliseconds (a KV watch). */
   revoke(account: string, tokenId: string): Promise<void>;
@@ -15,6 +20,9 @@ export interface Revocations {
  * comes; an open live events stream every second, for as long as it lasts.
  */
 export const credentialRefusal = (credential: Credential, revocations: Revocations, now = Date.now()): AppError | null => {
+  // Until then a revoked token would pass here, while every other replica refuses it.
+  if (!revocations.loaded())
+    return unavailable('revocations_loading', 'This gateway has not loaded the list of revoked tokens yet (NATS is slow to answer); retry');
   if (revocations.isRevoked(credential)) return new AppError('unauthenticated', 'token_revoked', 'The token has been revoked');
   if (now >= credential.expiresAt) return new AppError('unauthenticated', 'token_expired', 'The token has expired');
   return null;
@@ -22,6 +30,7 @@ export const credentialRefusal = (credential: Credential, revocations: Revocatio
 
 /** Without NATS (one gateway on its own) there is nowhere to keep revocations: revoking is refused, nothing is revoked. */
 export const noRevocations: Revocations = {
+  loaded: () => true,
   isRevoked: () => false,
   revoke: async () => {
     throw unavailable('revocation_unavailable', 'Revoking tokens needs the gateway connected to NATS (NATS_URL)');
@@ -55,11 +64,19 @@ export const openRevocations = async (nats: NatsHandle, logger: Logger): Promise
       }
     })().catch((error: unknown) => logger.warn({ err: error }, 'watching revoked tokens stopped'));
   });
+  let complete = false;
+  void loaded.then(() => {
+    complete = true;
+  });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), LOAD_TIMEOUT_MS)));
-  if (await Promise.race([loaded.then(() => false), timedOut])) logger.warn('serving before every revoked token was loaded');
+  if (await Promise.race([loaded.then(() => false), timedOut])) {
+    logger.warn('serving before every revoked token was loaded: requests with a token are refused (503) until they are');
+    void loaded.then(() => logger.info('every revoked token is loaded'));
+  }
   clearTimeout(timer);
   return {
+    loaded: () => complete,
     isRevoked: ({ tokenId, account }) => tokenId !== '' && revoked.has(revokedKey(tokenId, account)),
     revoke: async (account, tokenId) => {
       // Into the bucket opened above: opening it again would wait for NATS, and the request with it, for as long as NATS is down.

@@ -93,6 +93,7 @@ export const serveSse = (
     finish();
     return stream;
   }
+  // Node merges these with the headers already on the response: the hooks' (RateLimit-*), put there by routes/events.ts.
   res.writeHead(200, SSE_HEADERS);
   res.write(sseRetry(RETRY_MS));
   res.write(sseComment('connected'));

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type Credential } from '@wagw/lib';
 import { credentialRefusal, type Revocations } from '../auth/revocations';
 import { authorize } from './scopes';
@@ -10,13 +10,18 @@ declare module 'fastify' {
     /** The caller's verified token (null before authentication or when it was refused). */
     credential: Credential | null;
   }
+  interface FastifyContextConfig {
+    /** A route of the authenticated API (counted by the rate limiter); set on every route of its scope. */
+    api?: boolean;
+  }
 }
 
 /**
- * The credential a request carries, or undefined for none. An Authorization header that is not `Bearer <token>`
- * (another scheme, a token followed by more) is a credential sent wrong, not a missing one: invalid_token.
+ * The credential a request carries in its Authorization header or its query, or undefined for none. An
+ * Authorization header that is not `Bearer <token>` (another scheme, a token followed by more) is a credential sent
+ * wrong, not a missing one: invalid_token.
  */
-const tokenOf = (request: FastifyRequest): string | undefined => {
+const headerOrQueryToken = (request: FastifyRequest): string | undefined => {
   const header = request.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -27,35 +32,62 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
   if (typeof fromQuery === 'string') return fromQuery;
   // Repeated, the query parser makes it a list: a credential sent wrong, not a missing one.
   if (Array.isArray(fromQuery)) throw new AppError('unauthenticated', 'invalid_token', 'access_token more than once: send one credential');
+  return undefined;
+};
+
+const bodyToken = (request: FastifyRequest): string | undefined => {
   const fromBody = (request.body as Record<string, unknown> | undefined)?.access_token;
   return typeof fromBody === 'string' ? fromBody : undefined;
 };
 
 /** Why a request's credential was refused, until the hook that refuses it. */
 const refused = new WeakMap<FastifyRequest, unknown>();
+/** API requests without a credential in their header or query: theirs may be in the body, read once it is parsed. */
+const credentialInBody = new WeakSet<FastifyRequest>();
 
 /** The account of a request whose credential was valid; '' before authentication or when it was not. */
 export const authenticatedAccount = (request: FastifyRequest): string => request.account;
 
+/** The rate limiter as the authentication drives it (`plugins/rateLimit.ts`). */
+export interface RateLimiter {
+  /** Counts a request for its account, or its address without a valid credential; throws 429 over the limit. */
+  count(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Moves a request counted for its address to its account, whose credential was in the body; 429 over the limit. */
+  recount(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
 export interface AuthOptions {
   verify: (token: string | undefined) => Credential;
   revocations: Revocations;
-  /** The rate limiter: runs after the credential was read and before it is refused, so it counts both. */
-  rateLimiter?: preValidationAsyncHookHandler;
+  limiter?: RateLimiter;
 }
 
+/** Unknown paths under /v1 (404, or 405 for a known one) count too: they are API requests that name no route. */
+const V1 = /^\/v1(?:[/?]|$)/;
+const isApiRequest = (request: FastifyRequest): boolean => (request.is404 ? V1.test(request.url) : request.routeOptions.config.api === true);
+
 /**
- * Authenticates every route registered in this scope: a JWT as `Authorization: Bearer`, or `access_token` in the
- * query or the JSON body; a revoked token is refused (401 token_revoked), and an instance token is held to its
- * instance and scopes (`scopes.ts`). Runs before validation, so a request without a valid credential always answers
- * 401 (or 429 once its address sent too many).
+ * Authenticates the `/v1` API: a JWT as `Authorization: Bearer`, or `access_token` in the query or the JSON body; a
+ * revoked token is refused (401 token_revoked), and an instance token is held to its instance and scopes
+ * (`scopes.ts`). A request without a valid credential always answers 401 (or 429 once its address sent too many).
+ *
+ * Every API request is counted before anything else is done with it or refused (`app`'s first onRequest hook): its
+ * query parse, its body, a 404 or 405 and every 400 come after, so none of them is a way around the limit. Where
+ * the request counts is decided by what is known then: a valid credential in the header or query counts for its
+ * account, anything else for the client address. A credential in a JSON body can only be known once the body is
+ * parsed, and parsing first would let a flood of bodies (invalid JSON among them) be parsed unlimited; so such a
+ * request is counted for its address first (limited there like any request without a credential), and once its body
+ * credential proves valid the count moves to its account (`recount`): body credentials keep the account's limit,
+ * not the address's. The token is verified once either way: in onRequest when it came in the header or query, in
+ * preValidation when in the body.
+ *
+ * Registers the onRequest part on `app` (the root, so that 404s and 405s pass it) and returns the part for the API
+ * scope: it marks the scope's routes as API routes and reads, checks and refuses the credential in preValidation.
  */
-export const registerAuth = (app: FastifyInstance, { verify, revocations, rateLimiter }: AuthOptions): void => {
-  app.decorateRequest('account', '');
-  app.decorateRequest('credential', null);
-  app.addHook('preValidation', async (request) => {
+export const registerAuth = (app: FastifyInstance, { verify, revocations, limiter }: AuthOptions): ((api: FastifyInstance) => void) => {
+  const authenticate = (request: FastifyRequest, token: string | undefined): void => {
     try {
-      const credential = verify(tokenOf(request));
+      const credential = verify(token);
       const refusal = credentialRefusal(credential, revocations);
       if (refusal) throw refusal;
       request.credential = credential;
@@ -63,10 +95,34 @@ export const registerAuth = (app: FastifyInstance, { verify, revocations, rateLi
     } catch (error) {
       refused.set(request, error);
     }
+  };
+
+  app.decorateRequest('account', '');
+  app.decorateRequest('credential', null);
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isApiRequest(request)) return;
+    let token: string | undefined;
+    try {
+      token = headerOrQueryToken(request);
+    } catch (error) {
+      refused.set(request, error);
+    }
+    if (token !== undefined) authenticate(request, token);
+    else if (!refused.has(request)) credentialInBody.add(request);
+    if (limiter) await limiter.count(request, reply);
   });
-  if (rateLimiter) app.addHook('preValidation', rateLimiter);
-  app.addHook('preValidation', async (request) => {
-    if (refused.has(request)) throw refused.get(request);
-    if (request.credential) authorize(request.credential, request);
-  });
+
+  return (api) => {
+    api.addHook('onRoute', (route) => {
+      route.config = { ...route.config, api: true };
+    });
+    api.addHook('preValidation', async (request, reply) => {
+      if (credentialInBody.has(request)) {
+        authenticate(request, bodyToken(request));
+        if (request.credential && limiter) await limiter.recount(request, reply);
+      }
+      if (refused.has(request)) throw refused.get(request);
+      if (request.credential) authorize(request.credential, request);
+    });
+  };
 };

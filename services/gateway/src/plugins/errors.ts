@@ -93,6 +93,9 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
   });
 };
 
+/** The parser's own words for what was wrong (llhttp's fixed texts, e.g. "Duplicate Content-Length"); else the message. */
+const parserReason = (error: ConnectionError): string => ('reason' in error && typeof error.reason === 'string' ? error.reason : error.message);
+
 /** A malformed request the HTTP parser refused, as the envelope: its status, code and what was wrong. */
 const clientErrorAnswer = (error: ConnectionError): { status: number; body: { error: string; code: string } } => {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
@@ -113,7 +116,9 @@ export const frameworkErrorOptions = (log: FastifyBaseLogger) => ({
     // A connection reset, or one already gone: nobody to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const { status, body } = clientErrorAnswer(error);
-    log.debug({ err: error, status }, 'malformed request refused');
+    // Named fields only: the parser's error carries `rawPacket`, the request's own bytes (its Authorization header,
+    // an access_token in the URL, the body), which pino's err serializer would copy into the log whole.
+    log.debug({ code: error.code, reason: parserReason(error), status }, 'malformed request refused');
     const json = JSON.stringify(body);
     // As Node and Fastify do: answer if the socket still takes writes, then close it (the parser cannot go on).
     if (socket.writable) {

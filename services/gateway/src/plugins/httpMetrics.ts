@@ -8,7 +8,7 @@ const duration = new Histogram({
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
 });
 
-/** Records every request's duration, and logs it (URL without credentials) at debug level. */
+/** Records every request's duration, and logs it at debug level: its URL as redactUrl allows (no credential, no content). */
 export const registerHttpMetrics = (app: FastifyInstance): void => {
   app.addHook('onResponse', async (request, reply) => {
     const seconds = reply.elapsedTime / 1000;

@@ -13,6 +13,9 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export const registerStrictJsonBody = (app: FastifyInstance): void => {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Every body is JSON: one sent as text/plain (a client that forgot its Content-Type) is a 415 that says so, not a
+  // string that fails the schema with "body must be object".
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {

@@ -1,11 +1,7 @@
-import { AppError, createLogger, createTokenVerifier, issueToken } from '@wagw/lib';
+import { AppError, issueToken } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../app';
-import { noRevocations } from '../auth/revocations';
-import type { InstancesClientApi } from '../instancesClient';
-import type { SessionsClientApi } from '../sessionsClient';
-import type { WebhooksClientApi } from '../webhooksClient';
 import { WindowCounter } from '../rateLimit/windowCounter';
+import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
 
 // A 429 or 503 tells the client when to retry (Retry-After, RFC 9110 §10.2.3), whichever service refused: the wait
 // the service knows, else 1 s for a 429 and 2 s for a 503. Only the gateway's own limiter said it before.
@@ -29,14 +25,9 @@ describe('Retry-After on the answers a client should retry', () => {
       ready: async () => true,
       close: () => undefined,
     };
-    gateway = await buildGateway({
-      instances: { ready: async () => true, close: () => undefined } as unknown as InstancesClientApi,
-      webhooks: { ready: async () => true, close: () => undefined } as unknown as WebhooksClientApi,
-      sessions: sessions as unknown as SessionsClientApi,
-      sandbox: false,
-      verifyToken: createTokenVerifier(SECRET),
-      revocations: noRevocations,
-      logger: createLogger('retry-after-test', 'silent'),
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
+      sessions,
       rateLimit: {
         counter: new WindowCounter({ replicaId: 'r1', syncMs: 60_000, now: () => NOW }),
         settings: { accountMax: 5, anonymousMax: 0, windowMs: 60_000 },

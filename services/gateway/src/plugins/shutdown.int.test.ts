@@ -1,11 +1,6 @@
 import { connect } from 'node:net';
-import { createLogger, createTokenVerifier } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../app';
-import { noRevocations } from '../auth/revocations';
-import type { InstancesClientApi } from '../instancesClient';
-import type { SessionsClientApi } from '../sessionsClient';
-import type { WebhooksClientApi } from '../webhooksClient';
+import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
 
 // Every refusal is `{ error, code }` and every 503 carries Retry-After (README "Errors"), also for a request
 // that reaches a gateway while it shuts down (a keep-alive connection of a load balancer, a rolling restart): Fastify
@@ -17,15 +12,10 @@ describe('a request reaching the gateway while it shuts down', () => {
 
   it('answers 503 server_shutting_down in the envelope with Retry-After, and closes the connection', async () => {
     const held = new Promise<boolean>((resolve) => (release = () => resolve(true)));
-    gateway = await buildGateway({
+    gateway = await gatewayWithFakes({
+      secret: 's'.repeat(40),
       // /readyz waits here: the first request is still being served when the shutdown begins.
-      instances: { ready: () => held, close: () => undefined } as unknown as InstancesClientApi,
-      webhooks: { ready: async () => true, close: () => undefined } as unknown as WebhooksClientApi,
-      sessions: { ready: async () => true, close: () => undefined } as unknown as SessionsClientApi,
-      sandbox: false,
-      verifyToken: createTokenVerifier('s'.repeat(40)),
-      revocations: noRevocations,
-      logger: createLogger('closing-test', 'silent'),
+      instances: { ready: () => held },
     });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
     const port = (gateway.server.address() as { port: number }).port;

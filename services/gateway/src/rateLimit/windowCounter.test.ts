@@ -72,4 +72,46 @@ describe('WindowCounter', () => {
     expect(b.read('k', 60_000).current).toBe(1);
     expect(a.read('k', 60_000).current).toBe(0);
   });
+
+  it('takes back a request counted for a key, here and, at the next announcement, on the other replicas', () => {
+    const { channel, deliver } = bus();
+    const a = counter('a', channel);
+    const b = counter('b', channel);
+    a.incr('addr', 60_000, 100);
+    a.incr('addr', 60_000, 100);
+    deliver();
+    expect(b.read('addr', 60_000).current).toBe(2);
+    a.release('addr', 60_000);
+    expect(a.read('addr', 60_000).current).toBe(1);
+    a.stop();
+    deliver();
+    expect(b.read('addr', 60_000).current).toBe(1);
+    // Nothing to take back in a window where nothing was counted.
+    clock += 60_000;
+    b.release('addr', 60_000);
+    expect(b.incr('addr', 60_000, 100).current).toBe(1);
+  });
+
+  it("keeps a window's counts, sent and unsent, when a replica whose clock is ahead already counts the next one", () => {
+    const { channel, deliver } = bus();
+    // b's clock is 1 s ahead: it is in the next window while a and c are still 1 s before the end of theirs.
+    clock = 60_000 * 20 - 1_000;
+    const a = counter('a', channel);
+    const c = counter('c', channel);
+    const ahead = new WindowCounter({ replicaId: 'b', channel, syncMs: 60_000, now: () => clock + 1_000 });
+    ahead.start();
+    counters.push(ahead);
+    a.incr('k', 60_000, 1_000);
+    for (let i = 0; i < 20; i++) ahead.incr('k', 60_000, 1_000);
+    deliver();
+    // a's count of this window stays its own: b's 20 are the next window's.
+    expect(a.read('k', 60_000).current).toBe(1);
+    for (let i = 0; i < 19; i++) a.incr('k', 60_000, 1_000);
+    // a's 20 of this window (the first one unsent when b's count came) reach c, which is in the same window.
+    deliver();
+    expect(c.read('k', 60_000).current).toBe(20);
+    // Once a's window ends, b's count of the next one is there.
+    clock += 1_000;
+    expect(a.incr('k', 60_000, 1_000)).toEqual({ current: 21, ttl: 60_000 });
+  });
 });

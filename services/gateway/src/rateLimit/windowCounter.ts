@@ -24,7 +24,14 @@ interface Entry {
   local: number;
   remote: number;
   unsent: number;
+  /**
+   * What the others counted for a later window than this one: a replica whose clock is a little ahead starts the next
+   * window first. Kept beside the entry, not in its place, so this window's counts (and its unsent ones) stay.
+   */
+  ahead: { endsAt: number; remote: number } | null;
 }
+
+const fresh = (endsAt: number, remote = 0): Entry => ({ endsAt, local: 0, remote, unsent: 0, ahead: null });
 
 /**
  * A key's share of a limit that may go unannounced: at most 2 % of it per replica. With two replicas this bounds the
@@ -78,21 +85,48 @@ export class WindowCounter {
     return { current: entry.local + entry.remote, ttl: endsAt - now };
   }
 
+  /**
+   * Takes back one request counted for `key` in the current window: it turned out to count for another key (a
+   * credential in the body is read after the request was counted for its address). Announced like a count, negative.
+   */
+  release(key: string, windowMs: number): void {
+    const endsAt = (Math.floor(this.now() / windowMs) + 1) * windowMs;
+    const entry = this.entries.get(key);
+    // Counted in a window that has ended since: nothing left to take back.
+    if (entry?.endsAt !== endsAt || entry.local === 0) return;
+    entry.local -= 1;
+    entry.unsent -= 1;
+  }
+
   /** The count of `key` in its current window, without counting a request. */
   read(key: string, windowMs: number): { current: number; ttl: number } {
     const now = this.now();
     const endsAt = (Math.floor(now / windowMs) + 1) * windowMs;
     const entry = this.entries.get(key);
-    return entry?.endsAt === endsAt ? { current: entry.local + entry.remote, ttl: endsAt - now } : { current: 0, ttl: 0 };
+    if (entry?.endsAt === endsAt) return { current: entry.local + entry.remote, ttl: endsAt - now };
+    if (entry && entry.endsAt < endsAt && entry.ahead?.endsAt === endsAt) return { current: entry.ahead.remote, ttl: endsAt - now };
+    return { current: 0, ttl: 0 };
   }
 
+  /** The entry of `key` for this replica's current window (ending at `endsAt`), started when there is none yet. */
   private entryFor(key: string, endsAt: number): Entry {
-    let entry = this.entries.get(key);
-    if (!entry || entry.endsAt < endsAt) {
-      entry = { endsAt, local: 0, remote: 0, unsent: 0 };
-      this.entries.set(key, entry);
+    const entry = this.entries.get(key);
+    if (entry?.endsAt === endsAt) return entry;
+    let next: Entry;
+    if (!entry) next = fresh(endsAt);
+    else if (entry.endsAt < endsAt) {
+      // The window rolled over: its unsent counts still matter to a replica whose clock is behind (it is still in it).
+      if (entry.unsent > 0) this.announce(key, entry);
+      const { ahead } = entry;
+      next = fresh(endsAt, ahead?.endsAt === endsAt ? ahead.remote : 0);
+      if (ahead && ahead.endsAt > endsAt) next.ahead = ahead;
+    } else {
+      // The entry is a later window that only the others have counted so far (receive made it): it waits beside.
+      next = fresh(endsAt);
+      next.ahead = { endsAt: entry.endsAt, remote: entry.remote };
     }
-    return entry;
+    this.entries.set(key, next);
+    return next;
   }
 
   /** Announces one key's unsent count now (nats.js sends what was published in one write per event-loop turn). */
@@ -115,16 +149,37 @@ export class WindowCounter {
 
   private receive({ replica, counts }: PeerCounts): void {
     if (replica === this.options.replicaId) return;
+    const now = this.now();
     for (const [key, endsAt, count] of counts) {
-      const entry = this.entryFor(key, endsAt);
-      // A count of a window that already ended here is stale.
-      if (entry.endsAt === endsAt) entry.remote += count;
+      const entry = this.entries.get(key);
+      if (!entry) this.entries.set(key, fresh(endsAt, count));
+      else if (entry.endsAt === endsAt) entry.remote += count;
+      else if (entry.endsAt < endsAt) this.addAhead(entry, endsAt, count);
+      else if (endsAt > now && entry.local === 0) {
+        // The entry was a later window the others counted first (its sender's clock is ahead); this one is still
+        // running here, so it is the current one and the later one waits beside it.
+        const current = fresh(endsAt, count);
+        current.ahead = { endsAt: entry.endsAt, remote: entry.remote };
+        this.entries.set(key, current);
+      }
+      // Else a count of a window that already ended here: stale.
     }
+  }
+
+  /** A count of a later window than the entry's; of two later windows the latest is kept (the other will have ended). */
+  private addAhead(entry: Entry, endsAt: number, count: number): void {
+    if (entry.ahead?.endsAt === endsAt) entry.ahead.remote += count;
+    else if (!entry.ahead || entry.ahead.endsAt < endsAt) entry.ahead = { endsAt, remote: count };
   }
 
   /** Forgets windows that have ended (their keys start again from 0 anyway). */
   private sweep(): void {
     const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.endsAt <= now && entry.unsent === 0) this.entries.delete(key);
+    for (const [key, entry] of this.entries) {
+      if (entry.endsAt > now || entry.unsent > 0) continue;
+      // What the others counted for the window after it is the count that window starts from.
+      if (entry.ahead && entry.ahead.endsAt > now) this.entries.set(key, fresh(entry.ahead.endsAt, entry.ahead.remote));
+      else this.entries.delete(key);
+    }
   }
 }

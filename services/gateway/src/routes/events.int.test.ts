@@ -1,12 +1,8 @@
 import { request as httpGet, type ClientRequest } from 'node:http';
 import { credentials, Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
-import { createLogger, createTokenVerifier, issueToken, loadWebhooksProto, metricsRegistry, type StreamEventsFrame, type StreamEventsRequest } from '@wagw/lib';
+import { issueToken, loadWebhooksProto, metricsRegistry, type StreamEventsFrame, type StreamEventsRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../app';
-import { noRevocations } from '../auth/revocations';
-import type { InstancesClientApi } from '../instancesClient';
-import type { SessionsClientApi } from '../sessionsClient';
-import type { WebhooksClientApi } from '../webhooksClient';
+import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
 
 // GET /v1/events against a webhooks service (a real grpc-js server) that holds its `ready` frame until told: what
 // becomes of the call when the reader goes away, or the gateway shuts down, while the stream is still opening.
@@ -47,14 +43,9 @@ describe('GET /v1/events while the stream opens (fake webhooks service)', () => 
     calls.splice(0);
     cancelled.splice(0);
     const webhooks = { streamEvents: (request: StreamEventsRequest) => client.StreamEvents(request), ready: async () => true, close: () => undefined };
-    gateway = await buildGateway({
-      instances: { ready: async () => true, close: () => undefined } as unknown as InstancesClientApi,
-      webhooks: webhooks as unknown as WebhooksClientApi,
-      sessions: { ready: async () => true, close: () => undefined } as unknown as SessionsClientApi,
-      sandbox: false,
-      verifyToken: createTokenVerifier(SECRET),
-      revocations: noRevocations,
-      logger: createLogger('events-test', 'silent'),
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
+      webhooks,
     });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
     port = (gateway.server.address() as { port: number }).port;

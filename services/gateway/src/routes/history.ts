@@ -80,9 +80,13 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         description:
           'Streams the history (same filters as /history) as application/x-ndjson: one event per line, oldest first, then a last line `{"next_cursor": ...}` (null: the end was reached). If the export breaks off (the service became unavailable, or the token was revoked or expired meanwhile: `token_revoked`, `token_expired`), the last line is `{"error", "code", "next_cursor"}`: resume with cursor=next_cursor (with a valid token). Constant memory: read and written a page at a time.',
         querystring: ExportQuery,
-        // A stream is sent as it is (no serializer); the schema documents it in the OpenAPI document.
+        // A stream is sent as it is (no serializer); the schema documents it in the OpenAPI document: NDJSON text, not
+        // one JSON value, so a generated client reads it as text or a stream.
         response: {
-          200: Type.Unknown({ description: 'application/x-ndjson: one event per line, then the cursor line' }),
+          200: {
+            description: 'One event (as /history gives it) per line, oldest first, then the cursor line',
+            content: { 'application/x-ndjson': { schema: Type.String() } },
+          },
           ...errorResponses(...COMMON_ERRORS, 404),
         },
       },
@@ -119,7 +123,8 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           await chunks.return(undefined);
         }
       };
-      return reply.type('application/x-ndjson; charset=utf-8').send(Readable.from(lines()));
+      // The typed reply takes the documented 200 (a string); this one is the NDJSON stream.
+      return (reply as FastifyReply).type('application/x-ndjson; charset=utf-8').send(Readable.from(lines()));
     },
   );
 };

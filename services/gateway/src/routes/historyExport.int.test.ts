@@ -1,11 +1,8 @@
 import { connect } from 'node:net';
-import { createLogger, createTokenVerifier, issueToken } from '@wagw/lib';
+import { issueToken } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../app';
-import { noRevocations } from '../auth/revocations';
 import type { InstancesClientApi } from '../instancesClient';
-import type { SessionsClientApi } from '../sessionsClient';
-import type { WebhooksClientApi } from '../webhooksClient';
+import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
 
 // An export holds a scan on the instances service (an ordered consumer, a read-ahead) for as long as its reader
 // reads. A client that stops reading but keeps the connection open held them for good: the socket is closed after
@@ -33,14 +30,9 @@ describe('GET /v1/history/export to a client that stops reading', () => {
           }
         })(),
     } as unknown as InstancesClientApi;
-    gateway = await buildGateway({
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
       instances,
-      webhooks: { ready: async () => true, close: () => undefined } as unknown as WebhooksClientApi,
-      sessions: { ready: async () => true, close: () => undefined } as unknown as SessionsClientApi,
-      sandbox: false,
-      verifyToken: createTokenVerifier(SECRET),
-      revocations: noRevocations,
-      logger: createLogger('export-idle-test', 'silent'),
       idleTimeoutMs: 500,
     });
     await gateway.listen({ host: '127.0.0.1', port: 0 });

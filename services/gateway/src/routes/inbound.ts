@@ -7,6 +7,7 @@ import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
 import { contentDisposition, contentType } from './fileHeaders';
 import { getAndPost } from './getAndPost';
+import { CONTENT_DISPOSITION_HEADER } from '../responseDocs';
 
 const EXAMPLE_MESSAGE_ID = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
 
@@ -56,9 +57,14 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         description:
           'The file of a received image, video, audio, document or sticker (message.received says `media` and its `url`), fetched from WhatsApp and decrypted: the body is the file, `Content-Type` its type as the sender gave it (application/octet-stream when that is not a media type a header can carry), `Content-Disposition` its file name when the sender gave one (at most 200 characters, its extension kept). Files over the download cap (MEDIA_DOWNLOAD_MAX_BYTES, 16 MiB by default) answer 413 `media_too_large`; a text message 404 `no_media`; a file WhatsApp no longer keeps (they expire after some weeks) 404 `media_expired`; while MEDIA_DOWNLOADS_MAX files are being downloaded from the sessions replica, 429 `media_downloads_busy` (retry).',
         querystring: MessageQuery,
-        // The file is sent as it is (no serializer); the schema documents it in the OpenAPI document.
+        // The file is sent as it is (no serializer); the schema documents it in the OpenAPI document: any media type
+        // (the sender's), bytes, so a generated client reads it as a blob or stream, not as JSON.
         response: {
-          200: Type.Unknown({ description: 'The file, with its Content-Type and Content-Disposition' }),
+          200: {
+            description: "The file, with its Content-Type (the sender's, or application/octet-stream) and Content-Disposition",
+            headers: CONTENT_DISPOSITION_HEADER,
+            content: { '*/*': { schema: Type.String({ format: 'binary' }) } },
+          },
           ...errorResponses(...COMMON_ERRORS, 404),
         },
       },

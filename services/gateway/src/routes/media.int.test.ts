@@ -1,12 +1,9 @@
 import { request as httpGet, type IncomingMessage } from 'node:http';
 import { Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
-import { createLogger, createTokenVerifier, issueToken, loadSessionsProto, type MediaChunk, type MessageRequest } from '@wagw/lib';
+import { createLogger, issueToken, loadSessionsProto, type MediaChunk, type MessageRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../app';
-import { noRevocations } from '../auth/revocations';
-import type { InstancesClientApi } from '../instancesClient';
 import { createSessionsClient, type SessionsClientApi } from '../sessionsClient';
-import type { WebhooksClientApi } from '../webhooksClient';
+import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
 
 // GET /v1/media against a sessions service that misbehaves on purpose (a real grpc-js server): what the HTTP client
 // gets when the stream fails at each point, and that the call ends when the client goes away.
@@ -40,13 +37,10 @@ describe('GET /v1/media over a stream from sessions (fake sessions service)', ()
     );
     sessions = createSessionsClient(`127.0.0.1:${grpcPort}`, 2_000);
     const instances = { get: async (_account: string, instanceId: string) => ({ instanceId }), ready: async () => true, close: () => undefined };
-    gateway = await buildGateway({
-      instances: instances as unknown as InstancesClientApi,
-      webhooks: { ready: async () => true, close: () => undefined } as unknown as WebhooksClientApi,
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
+      instances,
       sessions,
-      sandbox: false,
-      verifyToken: createTokenVerifier(SECRET),
-      revocations: noRevocations,
       // What the gateway logs at warn or above: a client going away is no fault of the gateway's.
       logger: createLogger('media-test', 'warn', { write: (line: string) => void logged.push(line) }),
     });

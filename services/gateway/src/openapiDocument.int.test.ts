@@ -1,0 +1,181 @@
+import { issueToken, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
+import type { FastifyInstance } from 'fastify';
+import { WindowCounter } from './rateLimit/windowCounter';
+import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
+
+// The OpenAPI document (/v1/openapi.json) against what the server really answers: content types, statuses, headers
+// and examples. Clients are generated from it (@wagw/client), so a status or content type it leaves out or gets wrong
+// is a client that cannot read the answer.
+
+const SECRET = 's'.repeat(40);
+const INSTANCE = '6F1C0A9B3D2E4F5A6B7C';
+const MESSAGE = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
+
+interface Header {
+  schema?: { type?: string };
+}
+interface Response {
+  description: string;
+  headers?: Record<string, Header>;
+  content?: Record<string, { schema?: { type?: string; format?: string }; example?: { code?: string } }>;
+}
+interface Operation {
+  operationId: string;
+  tags?: string[];
+  description?: string;
+  requestBody?: unknown;
+  responses: Record<string, Response>;
+}
+interface Document {
+  tags: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+}
+
+describe('the OpenAPI document tells what the server answers', () => {
+  let gateway: FastifyInstance;
+  let doc: Document;
+  const auth = (account = 'acme') => ({ authorization: `Bearer ${issueToken(SECRET, account, 600)}` });
+
+  beforeAll(async () => {
+    const instances = {
+      ready: async () => true,
+      close: () => undefined,
+      get: async (_account: string, instanceId: string) => ({ instanceId }),
+      exportHistory: () =>
+        (async function* () {
+          yield { ndjson: Buffer.from('{"sequence":1}\n'), nextSequence: '0' };
+        })(),
+    };
+    const sessions = {
+      ready: async () => true,
+      close: () => undefined,
+      streamMedia: () =>
+        (async function* () {
+          yield { mimetype: 'application/pdf', filename: 'a.pdf', size: 3 };
+          yield { data: Buffer.from('pdf') };
+        })(),
+    };
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
+      instances,
+      sessions,
+      sandbox: true,
+      rateLimit: {
+        counter: new WindowCounter({ replicaId: 'r1', syncMs: 60_000 }),
+        settings: { accountMax: 3, anonymousMax: 0, windowMs: 60_000 },
+      },
+    });
+    doc = (await gateway.inject('/v1/openapi.json')).json<Document>();
+  });
+  afterAll(() => gateway.close());
+
+  const operations = (): [string, string, Operation][] =>
+    Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]): [string, string, Operation] => [path, method, op]));
+  const errorStatuses = (op: Operation) => Object.keys(op.responses).filter((s) => s !== '200');
+
+  it('documents GET /media as the file it is: any type, binary, with Content-Disposition', async () => {
+    const ok = doc.paths['/media']!.get!.responses['200']!;
+    expect(Object.keys(ok.content ?? {})).toEqual(['*/*']);
+    expect(ok.content!['*/*']!.schema).toMatchObject({ type: 'string', format: 'binary' });
+    expect(Object.keys(ok.headers ?? {})).toContain('Content-Disposition');
+    const r = await gateway.inject({ url: `/v1/media?instance_id=${INSTANCE}&message_id=${MESSAGE}`, headers: auth('media') });
+    expect([r.statusCode, r.headers['content-type'], r.body]).toEqual([200, 'application/pdf', 'pdf']);
+    expect(r.headers['content-disposition']).toMatch(/^attachment; filename="a.pdf"/);
+  });
+
+  it('documents GET /history/export as application/x-ndjson text', async () => {
+    const ok = doc.paths['/history/export']!.get!.responses['200']!;
+    expect(Object.keys(ok.content ?? {})).toEqual(['application/x-ndjson']);
+    expect(ok.content!['application/x-ndjson']!.schema).toMatchObject({ type: 'string' });
+    const r = await gateway.inject({ url: `/v1/history/export?instance_id=${INSTANCE}`, headers: auth('export') });
+    expect([r.statusCode, r.headers['content-type']]).toEqual([200, 'application/x-ndjson; charset=utf-8']);
+  });
+
+  it('documents GET /events as text/event-stream for its 200 only: its errors are JSON', async () => {
+    const { responses } = doc.paths['/events']!.get!;
+    expect(Object.keys(responses['200']!.content ?? {})).toEqual(['text/event-stream']);
+    for (const status of errorStatuses(doc.paths['/events']!.get!))
+      expect([status, Object.keys(responses[status]!.content ?? {})]).toEqual([status, ['application/json']]);
+    const r = await gateway.inject('/v1/events');
+    expect([r.statusCode, r.headers['content-type']]).toEqual([401, 'application/json; charset=utf-8']);
+  });
+
+  it('documents 405 (with Allow) everywhere, 415 on every JSON body, 414 on every GET, as the server answers them', async () => {
+    for (const [path, method, op] of operations()) {
+      const statuses = Object.keys(op.responses);
+      expect([path, method, statuses.includes('405'), op.responses['405']?.headers?.Allow !== undefined]).toEqual([path, method, true, true]);
+      expect([path, method, statuses.includes('415')]).toEqual([path, method, op.requestBody !== undefined]);
+      if (method === 'get') expect([path, statuses.includes('414')]).toEqual([path, true]);
+    }
+    expect(doc.paths['/send']!.get!.responses['414']!.description).toMatch(/8 KiB/);
+    const { get, post } = doc.paths['/send']!;
+    const example = (status: string) => (post!.responses[status] ?? get!.responses[status])!.content!['application/json']!.example;
+    const notAllowed = await gateway.inject({ method: 'DELETE', url: '/v1/send' });
+    expect([notAllowed.statusCode, notAllowed.headers.allow, notAllowed.json<{ code: string }>().code]).toEqual([405, 'GET, POST', 'method_not_allowed']);
+    expect(notAllowed.json()).toEqual(example('405'));
+    const xml = await gateway.inject({ method: 'POST', url: '/v1/send', headers: { ...auth('xml'), 'content-type': 'application/xml' }, payload: '<send/>' });
+    expect([xml.statusCode, xml.json<{ code: string }>().code]).toEqual([415, 'unsupported_media_type']);
+    expect(xml.json()).toEqual(example('415'));
+    // JSON sent as text/plain (a client that forgot its Content-Type) is refused the same way, not read as a string.
+    const plain = await gateway.inject({
+      method: 'POST',
+      url: '/v1/send',
+      headers: { ...auth('plain'), 'content-type': 'text/plain' },
+      payload: '{"number":"1"}',
+    });
+    expect([plain.statusCode, plain.json<{ code: string }>().code]).toEqual([415, 'unsupported_media_type']);
+    const long = await gateway.inject({ url: `/v1/send?instance_id=${INSTANCE}&message=${'x'.repeat(9_000)}`, headers: auth('long') });
+    expect([long.statusCode, long.json<{ code: string }>().code]).toEqual([414, 'url_too_long']);
+    expect(long.json()).toEqual(example('414'));
+  });
+
+  it('documents Retry-After on 429 and 503, RateLimit-* on 200 and 429: the headers the server sends', async () => {
+    for (const [path, method, op] of operations()) {
+      const headersOf = (status: string) => Object.keys(op.responses[status]?.headers ?? {});
+      expect([path, method, headersOf('429')]).toEqual([
+        path,
+        method,
+        expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+      ]);
+      expect([path, method, headersOf('503')]).toEqual([path, method, expect.arrayContaining(['Retry-After'])]);
+      expect([path, method, headersOf('200')]).toEqual([path, method, expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])]);
+    }
+    const answers = [];
+    for (let i = 0; i < 4; i++)
+      answers.push(await gateway.inject({ url: `/v1/media?instance_id=${INSTANCE}&message_id=${MESSAGE}`, headers: auth('limited') }));
+    const [ok, limited] = [answers[0]!, answers[3]!];
+    for (const r of [ok, limited])
+      expect(Object.keys(r.headers)).toEqual(expect.arrayContaining(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']));
+    expect([limited.statusCode, limited.json<{ code: string }>().code, limited.headers['retry-after']]).toEqual([429, 'rate_limited', expect.any(String)]);
+  });
+
+  it('lists every webhook event type in /events and declares every tag the operations use', () => {
+    const description = doc.paths['/events']!.get!.description!;
+    for (const type of WEBHOOK_EVENT_TYPE_NAMES) expect([type, description.includes(type)]).toEqual([type, true]);
+    const declared = doc.tags.map((t) => t.name);
+    for (const [, , op] of operations()) for (const tag of op.tags ?? []) expect(declared).toContain(tag);
+  });
+
+  it('shows for each error status an example with a code the server answers with that status', () => {
+    // Codes the server sends with each status (the shared example must be one of them, not instance_not_found for all).
+    const codes: Record<string, string[]> = {
+      '400': ['invalid_request', 'invalid_json'],
+      '401': ['missing_token', 'invalid_token', 'token_expired', 'token_revoked'],
+      '403': ['insufficient_scope', 'account_token_required'],
+      '404': ['instance_not_found'],
+      '405': ['method_not_allowed'],
+      '409': ['not_linked', 'not_connected'],
+      '413': ['request_too_large'],
+      '414': ['url_too_long'],
+      '415': ['unsupported_media_type'],
+      '429': ['rate_limited'],
+      '503': ['event_store_unavailable', 'service_unavailable'],
+    };
+    for (const [path, method, op] of operations()) {
+      for (const status of errorStatuses(op)) {
+        const example = op.responses[status]!.content?.['application/json']?.example;
+        expect([path, method, status, codes[status]?.includes(example?.code ?? '')]).toEqual([path, method, status, true]);
+      }
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { MAX_URL_LENGTH } from './plugins/limits';
+
+/**
+ * What the OpenAPI document says about answers beyond each route's own body: response headers, the error statuses and
+ * their examples, and the statuses every route answers alike (405, 414, 415), added by one rule instead of by hand on
+ * each route. @fastify/swagger writes a response schema's `headers` into the document as that response's headers.
+ */
+
+/** Every response header the document names, defined once (a header schema is OpenAPI 3.0: `example`, not `examples`). */
+export const RESPONSE_HEADERS = {
+  'Retry-After': Type.Integer({ minimum: 0, description: 'Seconds to wait before retrying' }),
+  'RateLimit-Limit': Type.Integer({
+    minimum: 1,
+    description: 'Requests allowed per window (IETF draft RateLimit headers; set when the gateway limits requests)',
+  }),
+  'RateLimit-Remaining': Type.Integer({ minimum: 0, description: 'Requests left in the current window' }),
+  'RateLimit-Reset': Type.Integer({ minimum: 0, description: 'Seconds until the current window ends' }),
+  Allow: Type.String({ description: 'The methods the path takes', example: 'GET, POST' }),
+  'Content-Disposition': Type.String({
+    description: "`attachment`, with the sender's file name when it gave one (an ASCII `filename` and the exact `filename*`)",
+    example: `attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`,
+  }),
+};
+
+type HeaderName = keyof typeof RESPONSE_HEADERS;
+const headers = (...names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, RESPONSE_HEADERS[name]]));
+
+/** The rate limiter's headers, on every /v1 answer that reached it (app.ts: a preValidation hook). */
+export const RATE_LIMIT_HEADERS = headers('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+
+/** `Content-Disposition` (GET /v1/media). */
+export const CONTENT_DISPOSITION_HEADER = headers('Content-Disposition');
+
+interface ErrorDoc {
+  description: string;
+  /** A code the server really answers with this status, and its message (the document's example of the status). */
+  example: { error: string; code: string };
+  headers?: Record<string, TSchema>;
+}
+
+/** Each error status the document names: what it means, an example the server really sends, and its headers. */
+const ERROR_DOCS: Record<number, ErrorDoc> = {
+  400: {
+    description: 'Invalid input (`invalid_request` names the field; other codes name the check)',
+    example: { error: 'Invalid querystring/instance_id: must match pattern "^[0-9A-F]{20}$"', code: 'invalid_request' },
+  },
+  401: {
+    description: 'Missing, malformed, wrongly signed, expired or revoked credential',
+    example: { error: 'The token is malformed or its signature is wrong', code: 'invalid_token' },
+  },
+  403: {
+    description: 'An instance token outside its instance or scopes (`insufficient_scope`, `account_token_required`)',
+    example: { error: 'send needs the send scope; this token has read', code: 'insufficient_scope' },
+  },
+  404: {
+    description: "Unknown instance (or another account's), or what the operation names",
+    example: { error: 'Instance not found', code: 'instance_not_found' },
+  },
+  405: {
+    description: 'The path does not take this method; `Allow` lists those it takes',
+    example: { error: 'Method DELETE is not allowed on /v1/send; use GET, POST', code: 'method_not_allowed' },
+    headers: headers('Allow'),
+  },
+  409: {
+    description: 'The instance is not in a state that allows the operation',
+    example: { error: 'The instance is not linked: scan a QR code first (get_qrcode)', code: 'not_linked' },
+  },
+  413: { description: 'The request body is over the limit', example: { error: 'Request body is larger than 65536 bytes', code: 'request_too_large' } },
+  414: {
+    description: `The URL is longer than 8 KiB (${MAX_URL_LENGTH} characters): send long text (a message, a vCard) with the POST form`,
+    example: { error: `Request URL is longer than ${MAX_URL_LENGTH} characters`, code: 'url_too_long' },
+  },
+  415: {
+    description: 'The body is not `application/json` (`text/plain` included): send JSON',
+    example: { error: 'Unsupported Media Type', code: 'unsupported_media_type' },
+  },
+  429: {
+    description: 'Rate limited, or a quota or queue is full: retry after `Retry-After` seconds',
+    example: { error: 'Rate limit of 6000 requests per 60 s reached for this account; retry in 12 seconds', code: 'rate_limited' },
+    headers: { ...headers('Retry-After'), ...RATE_LIMIT_HEADERS },
+  },
+  503: {
+    description: 'A dependency is down or electing a leader: retry after `Retry-After` seconds',
+    example: { error: 'The event store (NATS) is unreachable', code: 'event_store_unavailable' },
+    headers: headers('Retry-After'),
+  },
+};
+
+const ErrorFields = {
+  error: Type.String({ description: 'What went wrong, for a person' }),
+  code: Type.String({ description: 'Stable machine-readable code, e.g. instance_not_found' }),
+};
+
+/** The `{ error, code }` answer of one status, with that status's own description, example and headers. */
+export const errorResponse = (status: number) => {
+  const doc = ERROR_DOCS[status];
+  if (!doc) throw new Error(`No documentation for error status ${status}: add it to ERROR_DOCS`);
+  return Type.Object(ErrorFields, { description: doc.description, examples: [doc.example], ...(doc.headers && { headers: doc.headers }) });
+};
+
+/**
+ * Documents on every route of `app`'s scope what the gateway answers for all of them: 405 with Allow (any path, another
+ * method: plugins/methodNotAllowed.ts), 414 on a GET (a URL over 8 KiB: plugins/limits.ts; the GET forms carry their
+ * input in it), 415 where a JSON body is taken (another Content-Type), and the RateLimit-* headers on the 200. Registered
+ * before the routes: an onRoute hook may still change the schema, which @fastify/swagger reads when it builds the document.
+ */
+export const registerResponseDocs = (app: FastifyInstance): void => {
+  app.addHook('onRoute', (route) => {
+    const schema: FastifySchema | undefined = route.schema;
+    if (!schema?.response) return;
+    const response = schema.response as Record<string, unknown>;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const statuses = [405, ...(methods.includes('GET') ? [414] : []), ...(schema.body ? [415] : [])];
+    const ok = response[200];
+    const withRateLimit =
+      typeof ok === 'object' && ok !== null
+        ? { ...ok, headers: { ...RATE_LIMIT_HEADERS, ...('headers' in ok && typeof ok.headers === 'object' ? ok.headers : {}) } }
+        : ok;
+    route.schema = {
+      ...schema,
+      response: { ...response, ...(ok !== undefined && { 200: withRateLimit }), ...Object.fromEntries(statuses.map((s) => [s, errorResponse(s)])) },
+    };
+  });
+};
