@@ -14,6 +14,11 @@ describe('assertCallableUrl', () => {
     expect(code('https://hooks.example/wa?x=1&y=%20z')).toBeNull();
     expect(code('http://127.0.0.1:8080/a%2Fb')).toBeNull();
   });
+  it('counts its length in characters as the JSON schema does (an emoji is one), not in UTF-16 units', () => {
+    const base = 'https://hooks.example/';
+    expect(code(base + '😀'.repeat(2048 - base.length))).toBeNull();
+    expect(code(base + '😀'.repeat(2049 - base.length))).toBe('invalid_webhook_url');
+  });
   it.each([
     ['a leading space', ' https://hooks.example/a'],
     ['a trailing space', 'https://hooks.example/a '],

@@ -1,6 +1,6 @@
 import { invalidArgument } from '../errors';
 import { INSTANCE_ID_PATTERN } from '../ids';
-import { LIMITS } from './rules';
+import { exceedsCharacters, LIMITS } from './rules';
 
 const instanceIdRegex = new RegExp(INSTANCE_ID_PATTERN);
 
@@ -18,7 +18,7 @@ export const assertInstanceId = (instanceId: string): void => {
  */
 export const assertCallableUrl = (url: string, field: string, code: string): void => {
   if (url.length === 0) throw invalidArgument(code, `${field} is required`);
-  if (url.length > LIMITS.url) throw invalidArgument(code, `${field} must be at most ${LIMITS.url} characters`);
+  if (exceedsCharacters(url, LIMITS.url)) throw invalidArgument(code, `${field} must be at most ${LIMITS.url} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(url)) throw invalidArgument(code, `${field} must not contain spaces or control characters (percent-encode them)`);
   let parsed: URL;

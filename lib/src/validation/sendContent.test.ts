@@ -22,6 +22,9 @@ describe('send content rules', () => {
     expect(codeOf(() => assertLocation({ latitude: Number.NaN, longitude: 0, name: null }))).toBe('invalid_latitude');
     expect(codeOf(() => assertLocation({ latitude: 0, longitude: -180.5, name: null }))).toBe('invalid_longitude');
     expect(codeOf(() => assertLocation({ latitude: 0, longitude: 0, name: 'x'.repeat(257) }))).toBe('invalid_location_name');
+    // Characters as the JSON schema counts them: 256 emoji are 256, not 512.
+    expect(codeOf(() => assertLocation({ latitude: 0, longitude: 0, name: '😀'.repeat(256) }))).toBeUndefined();
+    expect(codeOf(() => assertLocation({ latitude: 0, longitude: 0, name: '😀'.repeat(257) }))).toBe('invalid_location_name');
   });
 
   it('takes a vCard under its cap, with its display name', () => {

@@ -1,5 +1,5 @@
 import { invalidArgument } from '../errors';
-import { MESSAGE_ID } from './rules';
+import { exceedsCharacters, MESSAGE_ID } from './rules';
 
 /**
  * The rules of the richer send fields (`send` and `send_group`): locations, contact cards, reactions and group
@@ -47,7 +47,7 @@ const inRange = (value: number, bound: number): boolean => Number.isFinite(value
 export const assertLocation = ({ latitude, longitude, name }: Location): void => {
   if (!inRange(latitude, 90)) throw invalidArgument('invalid_latitude', 'latitude must be a number from -90 to 90');
   if (!inRange(longitude, 180)) throw invalidArgument('invalid_longitude', 'longitude must be a number from -180 to 180');
-  if (name !== null && name.length > SEND_CONTENT_LIMITS.locationName) {
+  if (name !== null && exceedsCharacters(name, SEND_CONTENT_LIMITS.locationName)) {
     throw invalidArgument('invalid_location_name', `name must be at most ${SEND_CONTENT_LIMITS.locationName} characters`);
   }
 };
