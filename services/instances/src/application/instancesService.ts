@@ -25,6 +25,7 @@ import { MAX_HISTORY_PAGE, parseFilters, scanHistory, type HistoryFilters, type 
 import { erasedSince, erasuresSoFar } from './erasureLog';
 import { byCreation, type InstanceDirectory } from './instanceDirectory';
 import { OpenScans } from './openScans';
+import { PendingCreates } from './pendingCreates';
 
 export interface InstanceView {
   instance: ExistingInstance;
@@ -52,35 +53,45 @@ export interface InstancesServiceDeps {
 export class InstancesService {
   private readonly cache = new AggregateCache<InstanceState>();
   private readonly scans = new OpenScans();
+  private readonly pending: PendingCreates;
   private readonly now: () => Date;
 
   constructor(private readonly deps: InstancesServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.pending = new PendingCreates((instanceId) => deps.directory.has(instanceId));
   }
 
   async create(account: string, commandId: string): Promise<InstanceView> {
     if (!commandId) throw invalidArgument('invalid_command_id', 'command_id is required');
     const instanceId = instanceIdFor(account, commandId);
-    this.assertInstanceQuota(account, instanceId);
-    // Unknown to the directory: almost always a new instance, appended without reading its (empty) stream first.
-    return this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() }, !this.deps.directory.has(instanceId));
+    const known = this.deps.directory.has(instanceId);
+    const release = this.reserveInstance(account, instanceId, known);
+    try {
+      // Unknown to the directory: almost always a new instance, appended without reading its (empty) stream first.
+      return await this.run(instanceId, commandId, { type: 'CreateInstance', instanceId, account, now: this.timestamp() }, !known);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
-  /** The account's instance count and quota (0 = none), as `status` shows them. */
+  /** The account's instance count and quota (0 = none), as `status` shows them (creates under way here included). */
   instanceUsage(account: string): { used: number; max: number } {
-    return { used: this.deps.directory.countOf(account), max: this.deps.instanceQuota ?? 0 };
+    return { used: this.deps.directory.countOf(account) + this.pending.count(account), max: this.deps.instanceQuota ?? 0 };
   }
 
   /**
-   * Refuses a new instance over the account's quota (a retried create of an existing one passes). Checked against the
-   * read model without waiting for it, to keep create fast: creates racing on several replicas within the model's
-   * lag (milliseconds) may each pass.
+   * Refuses a new instance over the account's quota (a retried create of an existing or pending one passes), else
+   * counts it until the directory shows it (`PendingCreates`). Checked against the read model without waiting for it,
+   * to keep create fast: creates racing on several replicas within the model's lag (milliseconds) may each pass.
    */
-  private assertInstanceQuota(account: string, instanceId: string): void {
+  private reserveInstance(account: string, instanceId: string, known: boolean): () => void {
+    if (known || this.pending.has(account, instanceId)) return () => undefined;
     const { used, max } = this.instanceUsage(account);
-    if (max > 0 && used >= max && !this.deps.directory.has(instanceId)) {
+    if (max > 0 && used >= max) {
       throw conflict('instance_quota_reached', `The account has ${used} of its ${max} instances; reset and reuse one, or ask for a higher quota`);
     }
+    return this.pending.add(account, instanceId);
   }
 
   /** The instance now, or as it was at `at` (ISO 8601; its history folded up to then by the same evolve as today's state). */
