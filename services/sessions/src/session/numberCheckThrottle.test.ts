@@ -47,4 +47,14 @@ describe('NumberCheckThrottle', () => {
     // Nothing was taken.
     throttle.take('A', 10);
   });
+
+  it('throttles nothing when either limit is 0 ("no limit", as everywhere in the configuration), instead of a wait of Infinity s', () => {
+    for (const limits of [
+      { burst: 50, perMinute: 0 },
+      { burst: 0, perMinute: 30 },
+    ]) {
+      const throttle = new NumberCheckThrottle(limits, () => 0);
+      for (let i = 0; i < 20; i++) throttle.take('A', 50);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { AppError, invalidArgument } from '@wagw/lib';
 
 export interface NumberCheckLimits {
-  /** Numbers an instance may check in a burst. */
+  /** Numbers an instance may check in a burst; 0 (or `perMinute` 0): no throttle. */
   burst: number;
   /** Numbers per minute it regains. */
   perMinute: number;
@@ -28,6 +28,8 @@ export class NumberCheckThrottle {
   /** Takes `count` numbers from the instance's allowance, or throws rate_limited (nothing taken). */
   take(instanceId: string, count: number): void {
     const { burst, perMinute } = this.limits;
+    // 0 is "no limit", as for every limit in the configuration (a 0 per minute would otherwise promise a wait of Infinity s).
+    if (burst === 0 || perMinute === 0) return;
     // The bucket never holds more than the burst: a 429 with a wait would promise what no wait brings.
     if (count > burst) {
       throw invalidArgument('too_many_numbers', `This gateway checks at most ${burst} numbers per check (NUMBER_CHECKS_BURST); split the list`);

@@ -1,4 +1,4 @@
-import type { Connection } from '../connector/port';
+import type { Connection, ConnectionEvent } from '../connector/port';
 import type { KnownRestriction } from './sendPause';
 
 export type SessionStatus = 'connecting' | 'qr' | 'connected';
@@ -38,4 +38,36 @@ export const newSession = (instanceId: string): Session => ({
 /** Lets every waiting get_qrcode look at the session again. */
 export const wake = (session: Session): void => {
   session.waiters.splice(0).forEach((resume) => resume());
+};
+
+/** What follows a connection's change of state: nothing, its end here (after wiping its credentials), or a reconnect. */
+export type AfterStateChange = 'stay' | 'end' | 'wipe_and_end' | 'reconnect';
+
+type StateChange = Extract<ConnectionEvent, { type: 'qr' | 'connected' | 'disconnected' | 'logged_out' | 'failed' }>;
+
+/** A connection's change of state applied to its session (a waiting get_qrcode looks again), and what follows. */
+export const applyStateChange = (session: Session, event: StateChange): AfterStateChange => {
+  switch (event.type) {
+    case 'qr':
+      session.qr = event.qr;
+      session.status = 'qr';
+      break;
+    case 'connected':
+      session.status = 'connected';
+      session.qr = null;
+      session.reconnectAttempts = 0;
+      break;
+    case 'disconnected':
+      session.qr = null;
+      session.endReason = event.reason;
+      break;
+    case 'logged_out':
+    case 'failed':
+      session.endReason = event.reason;
+      break;
+  }
+  wake(session);
+  if (event.type === 'disconnected') return event.reason === 'qr_expired' ? 'end' : 'reconnect';
+  if (event.type === 'logged_out') return 'wipe_and_end';
+  return event.type === 'failed' ? 'end' : 'stay';
 };

@@ -7,7 +7,7 @@ import { connectionFactOf } from './platformFacts';
 import { alreadyConnected, alreadyLinked, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
-import { newSession, wake, type Session } from './session';
+import { applyStateChange, newSession, wake, type Session } from './session';
 import { DEFAULT_SESSION_OPTIONS, type Leases, type SessionOptions } from './sessionOptions';
 
 /**
@@ -136,6 +136,12 @@ export class SessionManager {
     this.closing = true;
     if (this.claimTimer) clearInterval(this.claimTimer);
     await this.claiming;
+    // A QR code on screen dies with its connection, and no replica takes an unlinked instance over: recorded as a
+    // disconnect (the instance back to `created`, `instance.disconnected` with reconnecting false), not `qr` for good.
+    for (const session of this.sessions.values()) {
+      if (this.registry.isLinked(session.instanceId)) continue;
+      this.facts.connection(session.instanceId, { type: 'disconnected', reason: 'server_shutdown' }, session.resets, now());
+    }
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id)));
     await this.ownership.stop();
     // Facts still being retried get a moment to land (NATS back within it); the shutdown deadline bounds the rest.
@@ -232,38 +238,30 @@ export class SessionManager {
    * instance's earlier ones (`FactWriter`), tied to the reset count the connection started under.
    */
   private async handle(session: Session, event: ConnectionEvent): Promise<void> {
-    if (this.sessions.get(session.instanceId) !== session) return;
     const id = session.instanceId;
     const at = now();
+    if (this.sessions.get(id) !== session) {
+      // A stopped connection's last words (Baileys flushes what it buffered as it closes): the platform was told a
+      // message arrived, or the receipt was taken, so each is recorded; nothing else of it counts any more.
+      if (event.type === 'inbound') this.facts.inbound(id, event, at);
+      else if (event.type === 'receipt') this.facts.receipt(id, event, at);
+      return;
+    }
     const fact = connectionFactOf(event);
     if (fact) this.facts.connection(id, fact, session.resets, at);
     try {
       switch (event.type) {
         case 'qr':
-          session.qr = event.qr;
-          session.status = 'qr';
-          wake(session);
-          return;
         case 'connected':
-          session.status = 'connected';
-          session.qr = null;
-          session.reconnectAttempts = 0;
-          wake(session);
-          return;
         case 'disconnected':
-          session.qr = null;
-          session.endReason = event.reason;
-          wake(session);
-          if (event.reason === 'qr_expired') await this.end(session);
-          else this.scheduleReconnect(session);
-          return;
         case 'logged_out':
-        case 'failed':
-          session.endReason = event.reason;
-          wake(session);
-          if (event.type === 'logged_out') await this.connector.purge(id);
-          await this.end(session);
+        case 'failed': {
+          const next = applyStateChange(session, event);
+          if (next === 'wipe_and_end') await this.connector.purge(id);
+          if (next === 'reconnect') this.scheduleReconnect(session);
+          else if (next !== 'stay') await this.end(session);
           return;
+        }
         case 'restricted':
         case 'unrestricted':
           return this.restrictions.heard(session, event, at);

@@ -290,7 +290,9 @@ export class BaileysConnection implements Connection {
   }
 
   private emit(event: ConnectionEvent): void {
-    if (!this.ended) this.deliver(event);
+    // A message that arrived or a receipt is reported even after the end (a LID lookup of the inbound queue may finish
+    // after a close): WhatsApp was told it arrived and does not send it again. Nothing else of an ended one counts.
+    if (!this.ended || event.type === 'inbound' || event.type === 'receipt') this.deliver(event);
   }
 
   private deliver(event: ConnectionEvent): void {

@@ -1,6 +1,6 @@
 import { RECIPIENT_NOT_ON_PLATFORM, type ReceiptStatus } from '../port';
 
-/** Recipients whose number starts with this are not on the platform: their messages fail after `sent`. */
+/** Recipients whose number starts with this are not on the platform: their messages fail, never `sent`. */
 export const UNREACHABLE_PREFIX = '000';
 
 export interface PendingReceipt {
@@ -18,8 +18,9 @@ export interface ReceiptDelays {
 }
 
 /**
- * The receipts a send gets, due from `at` (pure): sent, then delivered and read, never out of order; a recipient
- * not on the platform gets `failed` after `sent` instead.
+ * The receipts a send gets, due from `at` (pure): sent, then delivered and read, never out of order. A recipient
+ * not on the platform gets only `failed`, as with WhatsApp (the Baileys connector asks first and sends nothing): a
+ * `message.sent` before it would count as sent a message that never left.
  */
 export const plannedReceipts = (
   messageId: string,
@@ -31,10 +32,7 @@ export const plannedReceipts = (
   const sentAt = at + delays.sentDelayMs;
   const deliveredAt = Math.max(sentAt, at + delays.deliveredDelayMs);
   if (unreachable) {
-    return [
-      { messageId, status: 'sent', dueAt: sentAt },
-      { messageId, status: 'failed', reason: RECIPIENT_NOT_ON_PLATFORM, dueAt: deliveredAt },
-    ];
+    return [{ messageId, status: 'failed', reason: RECIPIENT_NOT_ON_PLATFORM, dueAt: sentAt }];
   }
   return [
     { messageId, status: 'sent', dueAt: sentAt },

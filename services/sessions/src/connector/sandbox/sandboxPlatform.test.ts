@@ -189,15 +189,12 @@ describe('sandbox platform (fake timers)', () => {
       await connection.close();
     });
 
-    it('fails a message to a number starting with 000 after sent: recipient_not_on_platform, never delivered or read', async () => {
+    it('fails a message to a number starting with 000: recipient_not_on_platform, never sent, delivered or read (as WhatsApp)', async () => {
       const platform = new SandboxPlatform(fast);
       const { events, connection } = await linked(platform);
       await connection.send({ messageId: 'm2', to: '0001234567', text: 'nobody' });
       jest.advanceTimersByTime(100);
-      expect(events.filter((e) => e.type === 'receipt')).toEqual([
-        { type: 'receipt', messageId: 'm2', status: 'sent' },
-        { type: 'receipt', messageId: 'm2', status: 'failed', reason: 'recipient_not_on_platform' },
-      ]);
+      expect(events.filter((e) => e.type === 'receipt')).toEqual([{ type: 'receipt', messageId: 'm2', status: 'failed', reason: 'recipient_not_on_platform' }]);
       expect(platform.sent('I1').map((m) => m.to)).toEqual(['0001234567']);
       await connection.close();
     });
@@ -583,9 +580,9 @@ describe('sandbox platform (real timers)', () => {
     await platform.scan('I1', NUMBER);
     await connection.send({ messageId: 'm', to: CONTACT, text: 'x' });
     await connection.send({ messageId: 'n', to: '000111', text: 'x' });
-    await until(() => receipts(events).length === 5);
+    await until(() => receipts(events).length === 4);
     expect(receipts(events).filter((r) => r.startsWith('m:'))).toEqual(['m:sent', 'm:delivered', 'm:read']);
-    expect(receipts(events).filter((r) => r.startsWith('n:'))).toEqual(['n:sent', 'n:failed:recipient_not_on_platform']);
+    expect(receipts(events).filter((r) => r.startsWith('n:'))).toEqual(['n:failed:recipient_not_on_platform']);
     platform.inject('I1', { from: CONTACT, pushName: null, text: 'hi', media: null });
     expect(events.at(-1)?.type).toBe('inbound');
     await connection.close();
