@@ -242,6 +242,19 @@ describe('DeliveriesService (application, in-memory stores)', () => {
         .then({ commits: [redeliveryRequested('evt_2_0', 2)], answer: ['evt_2_0'] });
     });
 
+    it('refuses with 409 webhook_disabled while the webhook is off (the redelivery would be dropped at its turn, for good)', async () => {
+      await events.append(instanceStream(ID), [instanceEvent('WebhookConfigured', at(8), { url: HOOK_URL, enabled: false })], {
+        expectedVersion: 'any',
+        commandId: newCommandId(),
+      });
+      await given(...history)
+        .when(() => service.redeliver('acme', ID, 'evt_2_0'))
+        .thenThrows({ kind: 'conflict', code: 'webhook_disabled' });
+      await given()
+        .when(() => service.redeliver('acme', ID, ''))
+        .thenThrows({ kind: 'conflict', code: 'webhook_disabled' });
+    });
+
     it('refuses a delivery that is not dead-lettered with 409, storing nothing', async () => {
       // Delivered, pending, dropped: the history goes in with the first case; the others run on the same store.
       const [first, ...rest] = ['evt_1_0', 'evt_3_0', 'evt_4_0'];

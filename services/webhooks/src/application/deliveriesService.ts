@@ -11,7 +11,7 @@ import {
   type EventStore,
   type Page,
 } from '@wagw/lib';
-import { decideRedelivery } from '../delivery/decisions';
+import { assertWebhookOn, decideRedelivery } from '../delivery/decisions';
 import { deliveredStream, deliveryStream } from '../delivery/events';
 import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from '../delivery/state';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
@@ -73,6 +73,8 @@ export class DeliveriesService {
   async redeliver(account: string, instanceId: string, deliveryId: string): Promise<string[]> {
     await this.assertOwner(account, instanceId);
     const now = new Date().toISOString();
+    // Once for the whole call, before any scan (assertOwner caught the directory up with the instance's stream).
+    assertWebhookOn(this.endpoints.get(instanceId)?.enabled === true, 'redelivering to it');
     const one = deliveryId ? await this.find(instanceId, deliveryId) : null;
     if (deliveryId && !one) throw notFound('delivery_not_found', 'Delivery not found');
     const targets = one

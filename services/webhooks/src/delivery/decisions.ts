@@ -58,6 +58,14 @@ export const decideAfterAttempt = (
 /** The webhook is off (or was removed) when the delivery's turn comes: it is dropped, not queued. */
 export const decideDrop = (reason: string, now: string): DeliveryEvent[] => [deliveryEvent('DeliveryDropped', now, { reason })];
 
+/**
+ * Deliveries asked for (a redelivery, a replay) need a webhook that is on: to one that is off they would be dropped at
+ * their turn (`decideDrop`), and a redelivered dead letter with them, for good. A 409 that says what to do instead.
+ */
+export const assertWebhookOn = (webhookEnabled: boolean, doing: string): void => {
+  if (!webhookEnabled) throw conflict('webhook_disabled', `The webhook is off; switch it on (/v1/set_webhook with enable=true) before ${doing}`);
+};
+
 /** Only a dead-lettered delivery can be redelivered; it starts a new round of the retry schedule. */
 export const decideRedelivery = (delivery: Delivery, now: string): DeliveryEvent[] => {
   if (delivery.status !== 'dead') {

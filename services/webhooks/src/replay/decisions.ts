@@ -1,4 +1,5 @@
-import { conflict, invalidArgument, parseIsoTime, parseWebhookEventTypes } from '@wagw/lib';
+import { invalidArgument, parseIsoTime, parseWebhookEventTypes } from '@wagw/lib';
+import { assertWebhookOn } from '../delivery/decisions';
 import { replayEvent, type ReplayEvent } from './events';
 
 export interface ReplayCommand {
@@ -18,6 +19,6 @@ export const decideReplay = (command: ReplayCommand, webhookEnabled: boolean): R
   const until = command.until ? parseIsoTime(command.until, 'until').getTime() : null;
   if (until !== null && until < since) throw invalidArgument('invalid_time_range', 'until must not be before since');
   const types: string[] = parseWebhookEventTypes(command.types, 'invalid_types');
-  if (!webhookEnabled) throw conflict('webhook_disabled', 'The webhook is off; switch it on (/v1/set_webhook with enable=true) before replaying events to it');
+  assertWebhookOn(webhookEnabled, 'replaying events to it');
   return [replayEvent('ReplayRequested', command.now, { replay_id: command.replayId, instance_id: command.instanceId, since, until, types })];
 };
