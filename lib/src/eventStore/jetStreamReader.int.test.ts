@@ -45,3 +45,24 @@ describe('JetStream event store - a scan read slowly', () => {
     expect(sequences).toEqual(Array.from({ length: COMMITS }, (_, i) => i + 1));
   }, 30_000);
 });
+
+describe('JetStream event store - reads leave nothing behind', () => {
+  it('takes back the reply subscription of every read: 500 reads, no more subscriptions on the connection', async () => {
+    const nats = await startTestNats();
+    const handle = await connectNats({ url: nats.url, name: 'read-subs', logger: testLogger() });
+    try {
+      const store = await JetStreamEventStore.open(handle);
+      const ev = { type: 'A', schemaVersion: 1, occurredAt: '2026-11-24T10:00:00.000Z', data: {} };
+      for (let i = 0; i < 5; i++) await store.append(`SUBS.x${i}`, [ev], { expectedVersion: 0, commandId: `subs-${i}` });
+      // The client's count of its subscriptions (each one is an interest the server keeps for the connection too).
+      const subscriptions = (): number => (handle.nc as unknown as { protocol: { subscriptions: { size(): number } } }).protocol.subscriptions.size();
+      const before = subscriptions();
+      for (let i = 0; i < 500; i++) expect(await store.readStream(`SUBS.x${i % 5}`)).toHaveLength(1);
+      expect((await store.readPattern('SUBS.*', 1, 100)).commits).toHaveLength(5);
+      expect(subscriptions()).toBe(before);
+    } finally {
+      await handle.close();
+      await nats.dispose();
+    }
+  });
+});

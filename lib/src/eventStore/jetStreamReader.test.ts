@@ -1,13 +1,14 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsHandle } from '../nats';
-import { orderedScan } from './jetStreamReader';
+import { orderedScan, rangeReaderFor } from './jetStreamReader';
 
 // orderedScan's watchdog against a scripted consumer: what counts as the server's silence, and what is done about it.
 
 const SILENCE_MS = 40;
 const END = 5;
 
-const message = (seq: number): JsMsg => ({ subject: `events.S${seq}.message`, seq, headers: undefined, string: () => '{}' }) as unknown as JsMsg;
+const message = (seq: number): JsMsg =>
+  ({ subject: `events.S${seq}.message`, seq, headers: undefined, header: undefined, string: () => '{}' }) as unknown as JsMsg;
 
 /** A consumer's messages: those it delivers, then nothing until it is stopped (a silent consumer). */
 const messages = (seqs: number[]): AsyncIterable<JsMsg> & { stop(): void } => {
@@ -77,6 +78,32 @@ describe('orderedScan', () => {
     const { seqs, error } = await read(nats);
     expect(seqs).toEqual([1, 2, 3]);
     expect(error).toMatchObject({ code: 'event_store_unavailable' });
+    expect(starts).toEqual([1, 3]);
+  });
+});
+
+describe('batch direct reads (nats-server 2.11+)', () => {
+  /**
+   * A handle whose n-th batch answers the sequences from where it starts up to `answers[n]`, then ends (the end of the
+   * batch) when it reached `END`, or else says nothing more until it is stopped (its replica died half-way).
+   */
+  const scriptedBatches = (answers: number[]): { nats: NatsHandle; starts: number[] } => {
+    const starts: number[] = [];
+    const getBatch = async (_stream: string, options: { seq: number; callback: (done: { err?: Error } | null, m: unknown) => void }) => {
+      const upTo = answers[starts.length] ?? 0;
+      starts.push(options.seq);
+      for (let seq = options.seq; seq <= upTo; seq++) options.callback(null, message(seq));
+      if (upTo >= END) options.callback({}, {});
+      return { stop: () => options.callback({}, {}) };
+    };
+    return { nats: { serverVersion: '2.12.15', jsm: { direct: { getBatch } } } as unknown as NatsHandle, starts };
+  };
+
+  it('asks again from the next sequence when a batch stops half-way (its replica died: the rest never comes)', async () => {
+    const { nats, starts } = scriptedBatches([2, END]);
+    const read = rangeReaderFor(nats, 'EVENTS', SILENCE_MS);
+    const commits = await read('events.>', 1, END, 100, (m) => ({ sequence: m.seq }) as never);
+    expect(commits.map((c: { sequence: number }) => c.sequence)).toEqual([1, 2, 3, 4, 5]);
     expect(starts).toEqual([1, 3]);
   });
 });

@@ -1,4 +1,5 @@
-import { DeliverPolicy, type JsMsg, type StoredMsg } from '@nats-io/jetstream';
+import { DeliverPolicy, type BatchCallback, type DirectBatchStartSeq, type JsMsg, type StoredMsg } from '@nats-io/jetstream';
+import type { QueuedIterator } from '@nats-io/transport-node';
 import { unavailable } from '../errors';
 import { compareVersions, type NatsHandle } from '../nats';
 import type { Commit } from './port';
@@ -26,26 +27,68 @@ const fromStored = (m: StoredMsg): ReadMessage => ({ subject: m.subject, seq: m.
 const fromConsumed = (m: JsMsg): ReadMessage => ({ subject: m.subject, seq: m.seq, commandId: m.headers?.get('Nats-Msg-Id') ?? '', data: m.string() });
 
 /**
+ * One batch direct get, whole: the messages a replica answers (at most `request.batch`). The client's callback form,
+ * not its iterator: the iterator never takes back its reply subscription, so every read left one behind in the client
+ * and on the server (measured: 1,000 reads, 1,000 more subscriptions on the connection). The client's time-out covers
+ * only a batch's first message; a replica that dies half-way through its answer never sends the rest, so a batch
+ * that goes silent for `silenceMs` ends with what came (the caller asks again from there).
+ */
+const readBatch = (nats: NatsHandle, streamName: string, request: DirectBatchStartSeq, silenceMs: number): Promise<StoredMsg[]> =>
+  new Promise((resolve, reject) => {
+    const messages: StoredMsg[] = [];
+    let answer: QueuedIterator<StoredMsg> | null = null;
+    let heard = true;
+    let silent = false;
+    // One timer per batch, not per message: silent for a whole tick, the batch is stopped.
+    const watchdog = setInterval(() => {
+      if (!heard) {
+        silent = true;
+        answer?.stop();
+      }
+      heard = false;
+    }, silenceMs);
+    const callback: BatchCallback<StoredMsg> = (done, m) => {
+      heard = true;
+      if (!done) {
+        messages.push(m);
+        return;
+      }
+      clearInterval(watchdog);
+      if (done.err && !silent) reject(done.err);
+      else resolve(messages);
+    };
+    nats.jsm.direct.getBatch(streamName, { ...request, callback }).then(
+      (iterator) => {
+        answer = iterator;
+        if (silent) iterator.stop();
+      },
+      (error: unknown) => {
+        clearInterval(watchdog);
+        reject(error);
+      },
+    );
+  });
+
+/**
  * Batch direct get (nats-server 2.11+): any replica answers, no consumer is created per read, and reads keep
  * working while a cluster elects a new stream leader (consumer-based reads did not, for 15-19 s after a leader died,
- * on 2.9.10). A replica that has not caught up with `end` yet answers short; the rest is asked for again.
+ * on 2.9.10). A replica that has not caught up with `end` yet answers short, or stops half-way (`readBatch`); the
+ * rest is asked for again.
  */
 const batchDirectReader =
-  (nats: NatsHandle, streamName: string): RangeReader =>
+  (nats: NatsHandle, streamName: string, silenceMs: number): RangeReader =>
   async (filter, from, end, limit, decode) => {
     const commits: Commit[] = [];
     let next = from;
     let behind = 0;
     while (next <= end && commits.length < limit) {
-      const batch = await nats.jsm.direct.getBatch(streamName, { seq: next, batch: Math.min(READ_BATCH, limit - commits.length), next_by_subj: filter });
+      const batch = await readBatch(nats, streamName, { seq: next, batch: Math.min(READ_BATCH, limit - commits.length), next_by_subj: filter }, silenceMs);
       const before = commits.length;
-      for await (const m of batch) {
-        if (m.seq > end) break;
+      for (const m of batch) {
+        if (m.seq > end || commits.length >= limit) break;
         commits.push(decode(fromStored(m)));
         next = m.seq + 1;
-        if (commits.length >= limit) break;
       }
-      batch.stop();
       if (commits.length > before) continue;
       if (++behind > BEHIND_RETRIES) throw unavailable('event_store_unavailable', 'The event store did not answer a read in full');
       await new Promise((resolve) => setTimeout(resolve, BEHIND_PAUSE_MS));
@@ -116,4 +159,4 @@ const orderedConsumerReader =
   };
 
 export const rangeReaderFor = (nats: NatsHandle, streamName: string, silenceMs = READ_TIMEOUT_MS): RangeReader =>
-  compareVersions(nats.serverVersion, '2.11.0') >= 0 ? batchDirectReader(nats, streamName) : orderedConsumerReader(nats, streamName, silenceMs);
+  compareVersions(nats.serverVersion, '2.11.0') >= 0 ? batchDirectReader(nats, streamName, silenceMs) : orderedConsumerReader(nats, streamName, silenceMs);
