@@ -22,6 +22,7 @@ import { JetStreamPublisher } from './jetStreamPublisher';
 import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
 import { ensureDurable } from './durableConsumer';
 import { durableSubscription } from './durableSubscription';
+import { LIVE_CHECK_MS, openLiveSubscription, type LiveSource } from './liveSubscription';
 import { retryPauseFor } from './publishRetries';
 import { withTypes } from './typeFilter';
 import {
@@ -58,6 +59,8 @@ export interface JetStreamEventStoreOptions {
   scheduledCommitTtlMs?: number;
   /** How long a scan's consumer may deliver nothing while the scan waits on it (default 10 s; shorter in tests). */
   scanSilenceMs?: number;
+  /** How often a quiet live subscription checks that the log has not moved on without it (LIVE_CHECK_MS). */
+  liveCheckMs?: number;
 }
 
 /**
@@ -77,6 +80,7 @@ export class JetStreamEventStore implements EventStore {
   private readonly logger: Logger | undefined;
   private readonly scheduledCommitTtlMs: number | undefined;
   private readonly scanSilenceMs: number | undefined;
+  private readonly liveCheckMs: number;
   /** Set at `open` from the stream as the server keeps it. */
   schedules = false;
 
@@ -87,6 +91,7 @@ export class JetStreamEventStore implements EventStore {
     this.logger = options.logger;
     this.scheduledCommitTtlMs = options.scheduledCommitTtlMs;
     this.scanSilenceMs = options.scanSilenceMs;
+    this.liveCheckMs = options.liveCheckMs ?? LIVE_CHECK_MS;
     this.streamName = options.streamName ?? STREAMS.events.name;
     this.prefix = options.subjectPrefix ?? STREAMS.events.subjectPrefix;
     this.schedulePrefix = `${this.prefix}_schedule`;
@@ -234,7 +239,6 @@ export class JetStreamEventStore implements EventStore {
   }
 
   async subscribe(pattern: string, options: SubscribeOptions = {}): Promise<Subscription> {
-    const consumer = await this.guard(() => this.consumerFor(pattern, options));
     const decode = (m: JsMsg): Delivery => ({
       commit: this.decode(m),
       deliveryCount: m.info.deliveryCount,
@@ -243,18 +247,19 @@ export class JetStreamEventStore implements EventStore {
       inProgress: () => this.writes.push(() => m.working()),
     });
     if (options.durableName) {
+      const consumer = await this.guard(() => this.consumerFor(pattern, options));
       const durable = durableSubscription(consumer, options.batch ?? 256, decode, () => this.consumerFor(pattern, options), this.logger);
       return withTypes(durable, options.types, true);
     }
-    const messages = await this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
-    const ordered: Subscription = {
-      async *[Symbol.asyncIterator]() {
-        for await (const m of messages) yield decode(m);
+    const source: LiveSource = {
+      open: async (from) => {
+        const consumer = await this.guard(() => this.consumerFor(pattern, { ...options, fromSequence: from }));
+        return this.guard(() => consumer.consume({ max_messages: options.batch ?? 256 }));
       },
-      // stop(), not close(): close() waits for the iteration to end, which a paused reader never does.
-      close: async () => messages.stop(),
+      end: () => this.version(pattern),
     };
-    return withTypes(ordered, options.types, false);
+    const live = await openLiveSubscription(source, Math.max(1, options.fromSequence ?? 1), decode, this.liveCheckMs, this.logger);
+    return withTypes(live, options.types, false);
   }
 
   private async consumerFor(pattern: string, options: SubscribeOptions): Promise<Consumer> {
