@@ -62,7 +62,7 @@ const readBatch = (nats: NatsHandle, streamName: string, request: DirectBatchSta
         answer = iterator;
         if (silent) iterator.stop();
       },
-      (error: unknown) => {
+      (error: Error) => {
         clearInterval(watchdog);
         reject(error);
       },

@@ -53,7 +53,7 @@ export const openLiveSubscription = async (
             .then((end) => {
               if (end < expected || expected !== next || closed) return;
               stalled = true;
-              void messages.stop();
+              messages.stop();
             })
             .catch(() => undefined)
             .finally(() => (checking = false));
@@ -70,18 +70,18 @@ export const openLiveSubscription = async (
           if (!stalled) throw error;
         } finally {
           clearInterval(watchdog);
-          void messages.stop();
+          messages.stop();
         }
         if (!stalled || closed) return;
         logger?.warn({ from: next }, 'a live subscription heard nothing while the log moved on (its consumer went away with a NATS node); opened again');
         current = await source.open(next);
-        if (closed) void current.stop();
+        if (closed) current.stop();
       }
     },
     // stop(), not close(): close() waits for the iteration to end, which a paused reader never does.
     close: async () => {
       closed = true;
-      await current.stop();
+      current.stop();
     },
   };
 };
