@@ -1,6 +1,7 @@
 import { DeciderSpecification } from '../eventStore';
 import { instanceEvent } from '../events';
 import type { ConnectionFact } from './commands';
+import { REPLICA_LOST } from './connectionFacts';
 import { instanceDecider } from './decider';
 
 const NOW = '2026-11-23T10:00:00.000Z';
@@ -35,6 +36,17 @@ describe('Instance aggregate: what a platform connection reports', () => {
     given(created, connecting, qrIssued, instanceEvent('InstanceQrExpired', NOW, {}), connecting)
       .when(fact({ type: 'qr' }))
       .then([instanceEvent('InstanceQrIssued', LATER, {})]);
+  });
+
+  it('ends a QR code whose replica was lost once, only while the unlinked instance still awaits a scan', () => {
+    const lost = fact({ type: 'disconnected', reason: REPLICA_LOST });
+    const ended = instanceEvent('InstanceDisconnected', LATER, { reason: REPLICA_LOST, reconnecting: false });
+    given(created, connecting, qrIssued).when(lost).then([ended]);
+    given(created, connecting).when(lost).then([ended]);
+    // Already ended (by another replica's sweep), never shown, or linked (taken over, not ended).
+    given(created, connecting, qrIssued, ended).when(lost).then([]);
+    given(created).when(lost).then([]);
+    given(created, linked, connecting).when(lost).then([]);
   });
 
   it('links a new number before connecting, and only connects an instance already linked to it', () => {

@@ -1,4 +1,4 @@
-import { InstanceStates, isInstanceBlocked, type EventStore, type Logger } from '@wagw/lib';
+import { awaitsScan, InstanceStates, isInstanceBlocked, type EventStore, type Logger } from '@wagw/lib';
 
 /** What the sessions side needs to know of an instance from its events. */
 export interface InstanceFacts {
@@ -43,6 +43,13 @@ export class InstanceRegistry extends InstanceStates {
   linkedInstances(): string[] {
     const ids: string[] = [];
     for (const state of this.all()) if (state.linkedNumber && !isInstanceBlocked(state)) ids.push(state.instanceId);
+    return ids;
+  }
+
+  /** Instances not linked whose last state is a QR code shown or a connection starting (`awaitsScan`). */
+  awaitingScan(): string[] {
+    const ids: string[] = [];
+    for (const state of this.all()) if (awaitsScan(state)) ids.push(state.instanceId);
     return ids;
   }
 

@@ -9,6 +9,7 @@ import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
 import { applyStateChange, newSession, wake, type Session } from './session';
 import { DEFAULT_SESSION_OPTIONS, type Leases, type SessionOptions } from './sessionOptions';
+import { UnheldSweep } from './unheldSweep';
 
 /**
  * The platform connections of the instances whose lease this replica holds (one per instance in the cluster):
@@ -26,6 +27,7 @@ export class SessionManager {
   private claiming: Promise<void> = Promise.resolve();
   private readonly restrictions: SendRestrictions;
   private readonly resets: InstanceResets;
+  private readonly unheld: UnheldSweep;
 
   /** `facts` records what the platform reports: in order per instance, retried while NATS is unavailable. */
   constructor(
@@ -39,24 +41,34 @@ export class SessionManager {
   ) {
     this.restrictions = new SendRestrictions(facts, registry, logger, options.restrictedPauseMs);
     this.resets = new InstanceResets(registry, ownership, logger, (instanceId) => this.wipe(instanceId));
+    this.unheld = new UnheldSweep(
+      registry,
+      ownership,
+      facts,
+      this.resets,
+      {
+        closing: () => this.closing,
+        idle: (instanceId) => !this.sessions.has(instanceId) && !this.starting.has(instanceId),
+        start: (instanceId) => this.startShared(instanceId),
+        releaseIfIdle: (instanceId) => this.releaseIfIdle(instanceId),
+      },
+      logger,
+    );
     registry.onReset((instanceId) => {
       this.restrictions.forget(instanceId);
       void this.reset(instanceId);
     });
     ownership.onLost((instanceId) => void this.stop(instanceId));
-    ownership.onFreed((instanceId) => void this.claim(instanceId));
+    ownership.onFreed((instanceId) => void this.unheld.claim(instanceId));
   }
 
-  /** Takes over, now and every `everyMs`, the linked instances no live replica holds. */
+  /** Sweeps what no live replica holds (`UnheldSweep`), now and every `everyMs`. */
   startClaiming(everyMs: number): void {
     const sweep = (): void => {
-      this.claiming = this.claiming.then(async () => {
-        await this.resets.sweep(() => this.closing);
-        for (const instanceId of this.registry.linkedInstances()) {
-          if (this.closing) return;
-          if (this.ownership.isFree(instanceId)) await this.claim(instanceId);
-        }
-      });
+      // A sweep that fails must not end the chain: every later one would be skipped.
+      this.claiming = this.claiming
+        .then(() => this.unheld.run())
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'sweeping unheld instances failed; the next sweep retries'));
     };
     sweep();
     this.claimTimer = setInterval(sweep, everyMs);
@@ -146,19 +158,6 @@ export class SessionManager {
     await this.ownership.stop();
     // Facts still being retried get a moment to land (NATS back within it); the shutdown deadline bounds the rest.
     await Promise.race([this.facts.idle(), new Promise((resolve) => setTimeout(resolve, FACTS_DRAIN_MS).unref())]);
-  }
-
-  /** Takes a free linked instance and connects it from its stored credentials (no QR code). */
-  private async claim(instanceId: string): Promise<void> {
-    if (this.closing || this.sessions.has(instanceId) || this.starting.has(instanceId) || !this.registry.isLinked(instanceId)) return;
-    try {
-      if (!(await this.ownership.acquire(instanceId))) return;
-      this.logger.info({ instanceId }, 'taking over a linked instance');
-      // A failed start gives the lease up itself.
-      await this.startShared(instanceId);
-    } catch (error) {
-      this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; the next sweep retries');
-    }
   }
 
   /** Ends a session for good here: no connection, no lease (another replica, or a later request, may start one). */

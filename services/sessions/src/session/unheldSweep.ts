@@ -1,0 +1,77 @@
+import { REPLICA_LOST, type Logger } from '@wagw/lib';
+import type { InstanceRegistry } from '../registry/instanceRegistry';
+import type { FactWriter } from './factWriter';
+import type { InstanceResets } from './instanceResets';
+import type { Leases } from './sessionOptions';
+
+/** What the sweep needs of the replica's sessions (the session manager). */
+export interface SweptSessions {
+  /** The replica is shutting down: nothing more is taken. */
+  closing(): boolean;
+  /** No connection of the instance runs or starts here. */
+  idle(instanceId: string): boolean;
+  /** Starts the instance's connection (or joins the start under way); a failed start gives the lease up itself. */
+  start(instanceId: string): Promise<unknown>;
+  /** Gives the instance's lease up when nothing here needs it. */
+  releaseIfIdle(instanceId: string): Promise<void>;
+}
+
+/**
+ * What no live replica holds, swept by each replica (every LEASE_CLAIM_EVERY_MS, and when a lease is freed): resets
+ * still to carry out, linked instances to take over (connected again from their stored link), and QR codes left on
+ * the screen of a replica that died (`endAbandoned`). Whichever replica takes an instance's free lease first acts.
+ */
+export class UnheldSweep {
+  constructor(
+    private readonly registry: InstanceRegistry,
+    private readonly ownership: Leases,
+    private readonly facts: FactWriter,
+    private readonly resets: InstanceResets,
+    private readonly sessions: SweptSessions,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(): Promise<void> {
+    const { sessions, ownership } = this;
+    await this.resets.sweep(() => sessions.closing());
+    for (const instanceId of this.registry.linkedInstances()) {
+      if (sessions.closing()) return;
+      if (ownership.isFree(instanceId)) await this.claim(instanceId);
+    }
+    for (const instanceId of this.registry.awaitingScan()) {
+      if (sessions.closing()) return;
+      if (ownership.isFree(instanceId)) await this.endAbandoned(instanceId);
+    }
+  }
+
+  /** Takes a free linked instance and connects it from its stored credentials (no QR code). */
+  async claim(instanceId: string): Promise<void> {
+    if (this.sessions.closing() || !this.sessions.idle(instanceId) || !this.registry.isLinked(instanceId)) return;
+    try {
+      if (!(await this.ownership.acquire(instanceId))) return;
+      this.logger.info({ instanceId }, 'taking over a linked instance');
+      await this.sessions.start(instanceId);
+    } catch (error) {
+      this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; the next sweep retries');
+    }
+  }
+
+  /**
+   * An unlinked instance left `qr` (or `connecting`) by a replica that died without a shutdown (which records it):
+   * recorded disconnected (`replica_lost`; back to `created`) under its lease, so a get_qrcode starting it meanwhile
+   * comes after it. Its decider records it once, only while it still awaits a scan.
+   */
+  private async endAbandoned(instanceId: string): Promise<void> {
+    if (this.sessions.closing() || !this.sessions.idle(instanceId)) return;
+    try {
+      if (!(await this.ownership.acquire(instanceId))) return;
+      const resets = this.registry.stateOf(instanceId)?.resets;
+      if (this.sessions.idle(instanceId) && resets !== undefined) {
+        this.facts.connection(instanceId, { type: 'disconnected', reason: REPLICA_LOST }, resets, new Date().toISOString());
+      }
+      await this.sessions.releaseIfIdle(instanceId);
+    } catch (error) {
+      this.logger.warn({ err: error, instanceId }, 'ending an abandoned QR code failed; the next sweep retries');
+    }
+  }
+}
