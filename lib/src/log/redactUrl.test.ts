@@ -1,6 +1,13 @@
 import { redactUrl, redactUserinfo } from './redactUrl';
 
 describe('redactUrl', () => {
+  it('keeps a routed path as sent, and only the first two segments of one no route serves', () => {
+    expect(redactUrl('/v1/history/export?instance_id=A')).toBe('/v1/history/export?instance_id=A');
+    expect(redactUrl('/v1/send/call-me-at-noon/x?instance_id=A', false)).toBe('/v1/send/[redacted]/[redacted]?instance_id=A');
+    expect(redactUrl('/v1/statuss', false)).toBe('/v1/statuss');
+    expect(redactUrl('/v1/send/', false)).toBe('/v1/send/');
+  });
+
   it('hides an access token in a logged URL, its name written plainly or percent-encoded (the server decodes both)', () => {
     expect(redactUrl('/v1/status?instance_id=A&access_token=eyJ.x.y')).toBe('/v1/status?instance_id=A&access_token=[redacted]');
     expect(redactUrl('/v1/status?access%5Ftoken=eyJ.x.y&instance_id=A')).toBe('/v1/status?access%5Ftoken=[redacted]&instance_id=A');

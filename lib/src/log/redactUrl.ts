@@ -65,16 +65,28 @@ const loggedParam = (param: string): string => {
  */
 export const redactUserinfo = (text: string): string => text.replace(/(^|[\s,]|\/\/)[^\s,/]*@/g, `$1${MARK}@`);
 
+/** Segments of a path no route serves that are logged: the API's version and the name asked for (`/v1/statuss`). */
+const UNROUTED_SEGMENTS_KEPT = 2;
+
+/** A path no route serves: its first segments, the rest MARK (a message put in the path: `/v1/send/<text>`). */
+const unroutedPath = (path: string): string =>
+  path
+    .split('/')
+    .map((segment, i) => (i <= UNROUTED_SEGMENTS_KEPT || segment === '' ? segment : MARK))
+    .join('/');
+
 /**
- * A request URL as it may be logged: its path, and its query with only LOGGED_QUERY_PARAMS' values. The router
- * (find-my-way) ends the path at the first `?` or `#` and parses the rest on `&`, so the query may start at either
- * (`/v1/status#instance_id=X&access_token=T`), and a value runs to the next `&` whatever it holds
- * (`instance_id=X#access_token=T`). A `;` starts it too: a route the router does not match may still be logged.
+ * A request URL as it may be logged: its path (only the first segments of one no route serves, `routed` false), and
+ * its query with only LOGGED_QUERY_PARAMS' values. The router (find-my-way) ends the path at the first `?` or `#` and
+ * parses the rest on `&`, so the query may start at either (`/v1/status#instance_id=X&access_token=T`), and a value
+ * runs to the next `&` whatever it holds (`instance_id=X#access_token=T`). A `;` starts it too: a route the router
+ * does not match may still be logged.
  */
-export const redactUrl = (url: string): string => {
+export const redactUrl = (url: string, routed = true): string => {
   const start = url.search(/[?#;]/);
   // An absolute-form request target (`GET http://user:pass@host/v1/...`) is a path with userinfo.
-  const path = redactUserinfo(start < 0 ? url : url.slice(0, start));
+  const asSent = redactUserinfo(start < 0 ? url : url.slice(0, start));
+  const path = routed ? asSent : unroutedPath(asSent);
   if (start < 0) return path;
   const query = url
     .slice(start + 1)

@@ -15,7 +15,10 @@ export const registerHttpMetrics = (app: FastifyInstance): void => {
     const route = request.routeOptions.url ?? 'unmatched';
     duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
     if (request.log.level === 'debug' || request.log.level === 'trace') {
-      request.log.debug({ method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request');
+      request.log.debug(
+        { method: request.method, url: redactUrl(request.url, request.routeOptions.url !== undefined), statusCode: reply.statusCode, ms: reply.elapsedTime },
+        'request',
+      );
     }
   });
 };

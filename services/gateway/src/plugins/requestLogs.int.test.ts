@@ -105,5 +105,13 @@ describe('the gateway log at debug level', () => {
       }
       expect(requestLines()[0]!.url).toMatch(new RegExp(`^/v1/send\\?instance_id=${INSTANCE}&number=\\[redacted\\]&type=media&message=\\[redacted\\]`));
     });
+
+    it('keeps only the first two segments of a path no route serves (a message put in the path by mistake)', async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/v1/send/the-meeting-is-at-noon/really?instance_id=${INSTANCE}`);
+      expect(answer.status).toBe(404);
+      await fetch(`http://127.0.0.1:${port}/v1/statuss?instance_id=${INSTANCE}`);
+      expect(output).not.toContain('the-meeting-is-at-noon');
+      expect(requestLines().map((l) => l.url)).toEqual([`/v1/send/[redacted]/[redacted]?instance_id=${INSTANCE}`, `/v1/statuss?instance_id=${INSTANCE}`]);
+    });
   });
 });
