@@ -4,6 +4,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
 import { launchChromium, noChromiumReason, seriousViolations } from './chromium';
+import type { ConsoleContext } from './consoleContext';
+import { stateChecks } from './consoleStates';
 
 // The console in real Chromium: the whole path a person takes, from sign-in to a redelivered webhook, at 375 px.
 
@@ -258,5 +260,8 @@ if (reason && process.env.CI) {
       await page.getByText('Your token was refused or has expired').waitFor();
       await checkpoint('8-sign-in-after-401');
     });
+
+    const context_ = (): ConsoleContext => ({ page, stack, receiver, checkpoint, openAs });
+    stateChecks(context_);
   });
 }

@@ -21,7 +21,7 @@ export const instancePage = (root: HTMLElement, id: string, signOut: () => void)
   const status = h('dl', { class: 'status' });
   const actionResult = h('div', { 'aria-live': 'polite' });
   const live = liveBadge();
-  const qr = qrSection(id);
+  const qr = qrSection(id, () => void loadStatus());
   const deliveries = deliveriesSection(id);
   const timeline = timelineSection(id);
   let stopped = false;

@@ -12,8 +12,12 @@ const sandboxEnabled = (): Promise<boolean> =>
     .then((doc) => Boolean(doc.paths?.['/sandbox/scan']))
     .catch(() => false));
 
-/** Linking: the QR code, shown and refreshed until the phone links; in sandbox mode, "Simulate scan". */
-export const qrSection = (id: string) => {
+/**
+ * Linking: the QR code, shown and refreshed until the phone links; in sandbox mode, "Simulate scan". `onFirstCode` is
+ * called when a code is shown where none was: asking for it moved the instance to qr (or connecting), which no live
+ * event says, so the page reads the status again (its badge said "Not linked" beside the code).
+ */
+export const qrSection = (id: string, onFirstCode: () => void) => {
   const area = h('div', { 'aria-live': 'polite' });
   const scan = h('div');
   const element = h('section', { class: 'card', 'aria-labelledby': 'qr-heading' }, h('h2', { id: 'qr-heading' }, 'Link a phone'), area, scan);
@@ -54,10 +58,12 @@ export const qrSection = (id: string) => {
     try {
       const body = await api('/get_qrcode', { instance_id: id });
       if (linked || stopped) return;
+      const first = area.querySelector('img.qr') === null;
       const img = h('img', { src: String(body.qrcode), alt: 'QR code to scan with WhatsApp on the phone', width: '256', height: '256', class: 'qr' });
       replace(area, h('p', {}, 'On the phone: WhatsApp → Linked devices → Link a device, then scan:'), img);
       if (scan.childElementCount === 0 && (await sandboxEnabled())) replace(scan, scanForm());
       timer = setTimeout(() => void show(), QR_REFRESH_MS);
+      if (first) onFirstCode();
     } catch (error) {
       if (stopped) return;
       replace(area, notice(`No QR code: ${errorText(error)}`, 'error'), h('button', { type: 'button', onclick: () => void show() }, 'Try again'));
