@@ -5,6 +5,7 @@ import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
 import { launchChromium, noChromiumReason, seriousViolations } from './chromium';
 import type { ConsoleContext } from './consoleContext';
+import { signInChecks } from './consoleSignIn';
 import { stateChecks } from './consoleStates';
 
 // The console in real Chromium: the whole path a person takes, from sign-in to a redelivered webhook, at 375 px.
@@ -257,11 +258,13 @@ if (reason && process.env.CI) {
     it('goes back to sign-in on a 401 (an expired or foreign token)', async () => {
       await page.evaluate("sessionStorage.setItem('wagw.console.token', 'not-a-token')");
       await page.reload();
-      await page.getByText('Your token was refused or has expired').waitFor();
+      // Said why: a token the gateway cannot read (its API error code), not one wording for every refusal.
+      await page.getByText('This is not a valid token for this gateway (invalid_token)').waitFor();
       await checkpoint('8-sign-in-after-401');
     });
 
     const context_ = (): ConsoleContext => ({ page, stack, receiver, checkpoint, openAs });
     stateChecks(context_);
+    signInChecks(context_);
   });
 }

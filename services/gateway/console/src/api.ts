@@ -27,16 +27,33 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Seconds to wait, from Retry-After (429 and 503 carry it), or null: a person is told when to try again. */
+    readonly retryAfter: number | null = null,
   ) {
     super(message);
   }
 }
 
-/** Called on any 401: the token is gone or expired, so the console goes back to sign-in. */
-let onUnauthorized: () => void = () => undefined;
-export const whenUnauthorized = (handler: () => void): void => {
+/** Called on any 401 with its error: the token is refused (invalid, expired, revoked), so the console goes back to sign-in. */
+let onUnauthorized: (error: ApiError) => void = () => undefined;
+export const whenUnauthorized = (handler: (error: ApiError) => void): void => {
   onUnauthorized = handler;
 };
+
+/** Retry-After as seconds (the gateway sends seconds, never a date), or null. */
+const retryAfterOf = (response: Response): number | null => {
+  const value = Number(response.headers.get('retry-after') ?? '');
+  return response.headers.has('retry-after') && Number.isFinite(value) && value >= 0 ? Math.ceil(value) : null;
+};
+
+/** The error a failed answer stands for: its `code` and `error` from the body, or the status alone. */
+export const apiErrorOf = (response: Response, body: Json): ApiError =>
+  new ApiError(
+    response.status,
+    typeof body.code === 'string' ? body.code : 'error',
+    typeof body.error === 'string' ? body.error : `HTTP ${response.status}`,
+    retryAfterOf(response),
+  );
 
 export type Json = Record<string, unknown>;
 
@@ -45,8 +62,16 @@ export const authHeaders = (): Record<string, string> => {
   return value ? { authorization: `Bearer ${value}` } : {};
 };
 
-/** Calls a /v1 path (query values are encoded here); answers the JSON body or throws an ApiError. */
-export const api = async (path: string, query: Record<string, string | number | undefined> = {}, init: RequestInit = {}): Promise<Json> => {
+/**
+ * Calls a /v1 path (query values are encoded here); answers the JSON body or throws an ApiError. A 401 signs out,
+ * except where the caller handles it itself (`signOutOn401: false`: checking a token on the sign-in page).
+ */
+export const api = async (
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+  init: RequestInit = {},
+  { signOutOn401 = true }: { signOutOn401?: boolean } = {},
+): Promise<Json> => {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
   const qs = params.toString();
@@ -57,18 +82,13 @@ export const api = async (path: string, query: Record<string, string | number | 
     throw new ApiError(0, 'network_error', 'The gateway cannot be reached');
   }
   const body = (await response.json().catch(() => ({}))) as Json;
-  if (response.status === 401) {
+  if (response.ok) return body;
+  const error = apiErrorOf(response, body);
+  if (response.status === 401 && signOutOn401) {
     token.clear();
-    onUnauthorized();
+    onUnauthorized(error);
   }
-  if (!response.ok) {
-    throw new ApiError(
-      response.status,
-      typeof body.code === 'string' ? body.code : 'error',
-      typeof body.error === 'string' ? body.error : `HTTP ${response.status}`,
-    );
-  }
-  return body;
+  throw error;
 };
 
 export const errorText = (error: unknown): string => (error instanceof ApiError ? `${error.message} (${error.code})` : 'Something went wrong');

@@ -1,4 +1,4 @@
-import { authHeaders, token } from './api.js';
+import { apiErrorOf, authHeaders, token, type ApiError, type Json } from './api.js';
 
 /** A live event as `/v1/events` sends it: the webhook body. */
 export interface LiveEvent {
@@ -19,7 +19,7 @@ export const followEvents = (
   query: Record<string, string>,
   onEvent: (event: LiveEvent) => void,
   onStatus: (status: LiveStatus) => void,
-  onUnauthorized: () => void,
+  onUnauthorized: (error: ApiError) => void,
 ): (() => void) => {
   const controller = new AbortController();
   let lastEventId = '';
@@ -31,8 +31,10 @@ export const followEvents = (
         if (lastEventId) headers['last-event-id'] = lastEventId;
         const response = await fetch(`/v1/events?${new URLSearchParams(query).toString()}`, { headers, signal: controller.signal });
         if (response.status === 401) {
+          // Its code (invalid, expired, revoked) tells the person on the sign-in page what to do.
+          const body = (await response.json().catch(() => ({}))) as Json;
           token.clear();
-          onUnauthorized();
+          onUnauthorized(apiErrorOf(response, body));
           return;
         }
         if (response.ok && response.body) {

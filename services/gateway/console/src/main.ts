@@ -1,8 +1,9 @@
-import { token, tokenInstance, whenUnauthorized } from './api.js';
+import { token, tokenInstance, whenUnauthorized, type ApiError } from './api.js';
 import { h, replace } from './dom.js';
 import { instancePage } from './pages/instance.js';
 import { instancesPage } from './pages/instances.js';
 import { signInPage } from './pages/signIn.js';
+import { refusalText } from './refusals.js';
 
 /**
  * The console: a hash router over three pages (sign-in, instances, one instance). It calls only the public /v1 API;
@@ -12,35 +13,51 @@ const main = document.getElementById('main') as HTMLElement;
 const nav = document.getElementById('nav') as HTMLElement;
 let stopPage: () => void = () => undefined;
 
-const signOut = (reason?: string): void => {
+/** The console's routes: the list, or one instance. Anything else (#/signin, a typo) is no page to go back to. */
+const CONSOLE_ROUTE = /^#\/instances(\/[0-9A-F]{20})?$/;
+/**
+ * The route asked for while signed out (a deep link, or the page a 401 left), opened after sign-in. Kept in session
+ * storage, beside the token, so that a reload of the sign-in page does not lose it either.
+ */
+const WANTED_KEY = 'wagw.console.wanted';
+
+/** Back to sign-in. `remember`: come back to this page after it (not after a deliberate "Sign out"). */
+const signOut = (reason?: string, remember = true): void => {
   token.clear();
   stopPage();
   stopPage = () => undefined;
+  if (remember && CONSOLE_ROUTE.test(location.hash)) sessionStorage.setItem(WANTED_KEY, location.hash);
+  else if (!remember) sessionStorage.removeItem(WANTED_KEY);
   replace(nav);
-  signInPage(main, () => route(), reason);
+  signInPage(main, signedIn, reason);
   if (location.hash !== '#/signin') history.replaceState(null, '', '#/signin');
 };
 
-whenUnauthorized(() => signOut('Your token was refused or has expired; sign in again.'));
+const signedIn = (): void => {
+  const wanted = sessionStorage.getItem(WANTED_KEY);
+  sessionStorage.removeItem(WANTED_KEY);
+  history.replaceState(null, '', wanted !== null && CONSOLE_ROUTE.test(wanted) ? wanted : '#/instances');
+  route();
+};
+
+/** A 401 while signed in: sign-in again, saying why the token was refused (invalid, expired, revoked). */
+const refused = (error: ApiError): void => signOut(refusalText(error));
+whenUnauthorized(refused);
 
 const route = (): void => {
   stopPage();
   stopPage = () => undefined;
   if (!token.get()) return signOut();
-  const signOutButton = h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out');
+  const signOutButton = h('button', { type: 'button', class: 'link', onclick: () => signOut(undefined, false) }, 'Sign out');
   // An instance token sees its instance only: no list (403 account_token_required), whatever the link said.
   const only = tokenInstance();
   if (only && location.hash !== `#/instances/${only}`) history.replaceState(null, '', `#/instances/${only}`);
   replace(nav, ...(only ? [] : [h('a', { href: '#/instances' }, 'Instances')]), signOutButton);
   const match = /^#\/instances\/([0-9A-F]{20})$/.exec(location.hash);
-  if (match) stopPage = instancePage(main, match[1]!, () => signOut('Your token was refused or has expired; sign in again.'));
+  if (match) stopPage = instancePage(main, match[1]!, refused);
   else {
     if (location.hash !== '#/instances') history.replaceState(null, '', '#/instances');
-    stopPage = instancesPage(
-      main,
-      (id) => (location.hash = `#/instances/${id}`),
-      () => signOut('Your token was refused or has expired; sign in again.'),
-    );
+    stopPage = instancesPage(main, (id) => (location.hash = `#/instances/${id}`), refused);
   }
   main.focus();
 };

@@ -17,7 +17,7 @@ const STATUS_RETRY_MS = 5_000;
 const passing = (error: unknown): boolean => error instanceof ApiError && (error.status === 0 || error.status === 429 || error.status >= 500);
 
 /** One instance: status and actions, linking, webhook, send, live timeline and deliveries. Answers a stop function. */
-export const instancePage = (root: HTMLElement, id: string, signOut: () => void): (() => void) => {
+export const instancePage = (root: HTMLElement, id: string, signOut: (error: ApiError) => void): (() => void) => {
   const status = h('dl', { class: 'status' });
   const actionResult = h('div', { 'aria-live': 'polite' });
   const live = liveBadge();

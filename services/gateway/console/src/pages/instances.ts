@@ -1,4 +1,4 @@
-import { api, errorText } from '../api.js';
+import { api, errorText, type ApiError } from '../api.js';
 import { h, notice, replace } from '../dom.js';
 import { followEvents, type LiveStatus } from '../liveEvents.js';
 
@@ -48,7 +48,7 @@ const allInstances = async (): Promise<InstanceRow[]> => {
 };
 
 /** The account's instances with their live state, and "create". Answers a stop function for the live stream. */
-export const instancesPage = (root: HTMLElement, open: (id: string) => void, signOut: () => void): (() => void) => {
+export const instancesPage = (root: HTMLElement, open: (id: string) => void, signOut: (error: ApiError) => void): (() => void) => {
   const list = h('div', { 'aria-live': 'polite' }, notice('Loading instances…'));
   const status = h('div', { 'aria-live': 'polite' });
   const live = liveBadge();

@@ -1,5 +1,6 @@
-import { api, errorText, token, tokenInstance } from '../api.js';
+import { api, token, tokenInstance } from '../api.js';
 import { field, h, notice, replace } from '../dom.js';
+import { refusalText } from '../refusals.js';
 
 /** Sign in by pasting a token; it is checked with one call and kept in session storage only. */
 export const signInPage = (root: HTMLElement, onSignedIn: () => void, reason?: string): void => {
@@ -15,11 +16,16 @@ export const signInPage = (root: HTMLElement, onSignedIn: () => void, reason?: s
         replace(status, notice('Checking the token…'));
         // An instance token (one instance handed to one app) cannot list instances: it is checked on its instance.
         const instance = tokenInstance();
-        (instance ? api('/status', { instance_id: instance }) : api('/list_instances')).then(
+        // A refused token is answered here, on this form, with why (not by the console's sign-out on any 401, which
+        // drew a new form with one wording for every cause).
+        const check = instance
+          ? api('/status', { instance_id: instance }, {}, { signOutOn401: false })
+          : api('/list_instances', {}, {}, { signOutOn401: false });
+        check.then(
           () => onSignedIn(),
           (error: unknown) => {
             token.clear();
-            replace(status, notice(errorText(error), 'error'));
+            replace(status, notice(refusalText(error), 'error'));
           },
         );
       },
