@@ -7,6 +7,7 @@ import { launchChromium, noChromiumReason, seriousViolations } from './chromium'
 import type { ConsoleContext } from './consoleContext';
 import { signInChecks } from './consoleSignIn';
 import { stateChecks } from './consoleStates';
+import { webhookChecks } from './consoleWebhook';
 
 // The console in real Chromium: the whole path a person takes, from sign-in to a redelivered webhook, at 375 px.
 
@@ -266,5 +267,6 @@ if (reason && process.env.CI) {
     const context_ = (): ConsoleContext => ({ page, stack, receiver, checkpoint, openAs });
     stateChecks(context_);
     signInChecks(context_);
+    webhookChecks(context_);
   });
 }

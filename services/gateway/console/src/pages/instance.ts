@@ -22,7 +22,9 @@ export const instancePage = (root: HTMLElement, id: string, signOut: (error: Api
   const actionResult = h('div', { 'aria-live': 'polite' });
   const live = liveBadge();
   const qr = qrSection(id, () => void loadStatus());
-  const deliveries = deliveriesSection(id);
+  // A delivery answered 410 Gone switched the webhook off, which no live event says: the status (its webhook
+  // settings) is read again, so the form shows the server's state.
+  const deliveries = deliveriesSection(id, () => void loadStatus());
   const timeline = timelineSection(id);
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | undefined;

@@ -48,7 +48,15 @@ export const webhookSection = (id: string, onSaved: () => void) => {
     element,
     settings(webhook: { url: string; enabled: boolean } | null): void {
       // A half-edited form stays as it is: refilled, its Save would store the old URL (with a new signing secret).
-      if (!webhook || edited || document.activeElement === url) return;
+      if (!webhook || edited || document.activeElement === url || document.activeElement === enabled) return;
+      // Switched off elsewhere (by the gateway after its endpoint answered 410 Gone, or by another client). Said, so
+      // the unticked box is no surprise, with how to switch it on again.
+      if (enabled.checked && !webhook.enabled && url.value === webhook.url) {
+        replace(
+          result,
+          notice('The webhook is off now (its endpoint answered 410 Gone, or it was switched off elsewhere). Tick Enabled and save to switch it on.', 'error'),
+        );
+      }
       url.value = webhook.url;
       enabled.checked = webhook.enabled;
     },
