@@ -66,4 +66,36 @@ export const webhookChecks = (ctx: Context): void => {
     await waitUntil(page, `!document.getElementById('wh-enabled-${id}').checked`, 10_000);
     expect(await page.getByLabel('Webhook URL').inputValue()).toBe(receiver.url('/gone'));
   }, 60_000);
+
+  it('shows the webhook event filter, keeps it when the form is saved, and saves a new one', async () => {
+    const c = ctx();
+    const { page, stack, receiver, openAs } = c;
+    const id = await createInstance(stack, 'filter');
+    const hook = encodeURIComponent(receiver.url('/filter'));
+    const set = await stack.call(`/v1/set_webhook?instance_id=${id}&webhook_url=${hook}&enable=true&events=message.received,message.failed`, {
+      account: 'filter',
+    });
+    expect(set.status).toBe(200);
+    const eventsOf = async (): Promise<string[]> =>
+      ((await stack.call(`/v1/status?instance_id=${id}`, { account: 'filter' })).body.webhook as { events: string[] }).events;
+    await openAs('filter', `#/instances/${id}`);
+    const field = page.getByLabel('Event types');
+    await waitUntil(page, `document.getElementById('wh-events-${id}').value !== ''`);
+    expect(await field.inputValue()).toBe('message.received, message.failed');
+    // Saved as it is (say, to switch it off): the filter stays.
+    await page.getByLabel('Enabled').uncheck();
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await page.locator('.secret code').waitFor();
+    expect(await eventsOf()).toEqual(['message.received', 'message.failed']);
+    // Emptied: every type again; an unknown one is refused with the API's words, the filter unchanged.
+    await field.fill('message.recieved');
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await page.getByText('Unknown webhook event type(s): message.recieved', { exact: false }).waitFor();
+    expect(await eventsOf()).toEqual(['message.received', 'message.failed']);
+    await field.fill('');
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await waitUntil(page, `document.querySelector('#main .secret code') !== null`);
+    for (let i = 0; i < 50 && (await eventsOf()).length === 2; i++) await sleep(100);
+    expect((await eventsOf()).length).toBeGreaterThan(10);
+  }, 60_000);
 };

@@ -46,7 +46,7 @@ export const instancePage = (root: HTMLElement, id: string, signOut: (error: Api
         typeof body.last_disconnect_reason === 'string' ? h('dd', {}, body.last_disconnect_reason) : null,
       );
       qr.state(state);
-      webhook.settings(body.webhook as { url: string; enabled: boolean } | null);
+      webhook.settings(body.webhook as { url: string; enabled: boolean; events: string[] } | null);
     } catch (error) {
       if (stopped) return;
       // Unknown, or another account's: nothing on this page can work, so nothing polls or follows it any more.
