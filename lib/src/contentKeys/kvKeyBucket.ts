@@ -1,5 +1,5 @@
-import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
-import { BUCKETS, openKvBucket, unlessOvertaken, withNats, type NatsHandle } from '../nats';
+import type { KV, KvEntry } from '@nats-io/kv';
+import { BUCKETS, openKvBucket, unlessOvertaken, watchKvBucket, withNats, type NatsHandle } from '../nats';
 import { KEY_BYTES, type ContentKey } from './cipher';
 import { ContentKeys, type KeyBucket } from './contentKeys';
 
@@ -26,10 +26,11 @@ export class KvKeyBucket implements KeyBucket {
   private constructor(
     private readonly nats: NatsHandle,
     private readonly kv: KV,
+    private readonly bucket: string,
   ) {}
 
   static async open(nats: NatsHandle, bucket: string = BUCKETS.contentKeys): Promise<KvKeyBucket> {
-    return new KvKeyBucket(nats, await openKvBucket(nats, bucket));
+    return new KvKeyBucket(nats, await openKvBucket(nats, bucket), bucket);
   }
 
   async get(instanceId: string): Promise<ContentKey | null> {
@@ -47,15 +48,13 @@ export class KvKeyBucket implements KeyBucket {
     return existing?.kid ?? null;
   }
 
+  /** Other processes' changes from now on (erasures), through a watch that is opened again when it goes blind. */
   async watch(onChange: (instanceId: string, key: ContentKey | null) => void): Promise<() => void> {
-    const iterator = await withNats(this.nats, () => this.kv.watch({ key: '>', include: KvWatchInclude.UpdatesOnly }));
-    void (async () => {
-      for await (const entry of iterator) onChange(entry.key, parse(entry));
-    })().catch(() => {
-      // The watch ended with the connection. Keys still work; another process's erasure is then seen when an event
-      // names a key this one does not hold (the bucket is asked).
+    const watch = await watchKvBucket(this.nats, this.kv, this.bucket, (entry) => onChange(entry.key, parse(entry)), {
+      current: false,
+      logger: this.nats.logger,
     });
-    return () => iterator.stop();
+    return () => watch.stop();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { KV, KvEntry } from '@nats-io/kv';
-import { openKvBucket, unlessOvertaken, withNats, type NatsHandle } from '../nats';
+import { openKvBucket, unlessOvertaken, watchKvBucket, withNats, type NatsHandle } from '../nats';
 
 /** Who holds an lease, and until when (the holder's clock, ms since the epoch). */
 export interface LeaseHolder {
@@ -34,10 +34,11 @@ export class LeaseStore {
   private constructor(
     private readonly nats: NatsHandle,
     readonly kv: KV,
+    private readonly bucket: string,
   ) {}
 
   static async open(nats: NatsHandle, bucket: string): Promise<LeaseStore> {
-    return new LeaseStore(nats, await openKvBucket(nats, bucket));
+    return new LeaseStore(nats, await openKvBucket(nats, bucket), bucket);
   }
 
   async read(key: string): Promise<LeaseRecord | null> {
@@ -68,14 +69,12 @@ export class LeaseStore {
     await withNats(this.nats, () => unlessOvertaken(this.kv.delete(key, { previousSeq: revision })));
   }
 
-  /** Every change to any lease, starting with the current state of each (deleted leases come as null). */
+  /**
+   * Every change to any lease, starting with the current state of each (deleted leases come as null); a watch whose
+   * consumer went away with a NATS node is opened again (`watchKvBucket`).
+   */
   async watch(onChange: (key: string, lease: LeaseRecord | null) => void): Promise<() => void> {
-    const iterator = await withNats(this.nats, () => this.kv.watch({ key: '>' }));
-    void (async () => {
-      for await (const entry of iterator) onChange(entry.key, parse(entry));
-    })().catch(() => {
-      // The watch ended with the connection: leases still work by compare-and-set; only the live view stops.
-    });
-    return () => iterator.stop();
+    const watch = await watchKvBucket(this.nats, this.kv, this.bucket, (entry) => onChange(entry.key, parse(entry)), { logger: this.nats.logger });
+    return () => watch.stop();
   }
 }

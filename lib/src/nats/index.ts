@@ -9,3 +9,4 @@ export * from './provision';
 export * from './ports';
 export * from './topology';
 export * from './checkpointStore';
+export * from './kvWatch';

@@ -1,4 +1,15 @@
-import { AppError, BUCKETS, openKvBucket, putRevocation, revocationOf, unavailable, type Credential, type Logger, type NatsHandle } from '@wagw/lib';
+import {
+  AppError,
+  BUCKETS,
+  openKvBucket,
+  putRevocation,
+  revocationOf,
+  unavailable,
+  watchKvBucket,
+  type Credential,
+  type Logger,
+  type NatsHandle,
+} from '@wagw/lib';
 
 /**
  * How long start-up waits for the list of revoked tokens before it serves anyway: requests with a token are answered
@@ -6,8 +17,19 @@ import { AppError, BUCKETS, openKvBucket, putRevocation, revocationOf, unavailab
  */
 const LOAD_TIMEOUT_MS = 5_000;
 
+/**
+ * How often the quiet watch of revoked tokens checks that the bucket has not moved on without it (`watchKvBucket`):
+ * a revocation is refused by every replica within 1 s, so a watch gone blind (its NATS node died) is found behind at
+ * the second check after the revocation, 300-600 ms, and refuses (503) from then until it has caught up. One small
+ * read per check per gateway replica.
+ */
+const WATCH_CHECK_MS = 300;
+
 export interface Revocations {
-  /** Whether every revocation stored before this replica started is known here (false: a start-up that NATS held up). */
+  /**
+   * Whether the revocations known here are current: every one stored before this replica started is loaded (false: a
+   * start-up that NATS held up), and the watch is not known to be behind (false: its NATS node died, until caught up).
+   */
   loaded(): boolean;
   isRevoked(credential: Credential): boolean;
   /** Revokes one of the account's tokens by its id; every replica refuses it within milliseconds (a KV watch). */
@@ -22,7 +44,7 @@ export interface Revocations {
 export const credentialRefusal = (credential: Credential, revocations: Revocations, now = Date.now()): AppError | null => {
   // Until then a revoked token would pass here, while every other replica refuses it.
   if (!revocations.loaded())
-    return unavailable('revocations_loading', 'This gateway has not loaded the list of revoked tokens yet (NATS is slow to answer); retry');
+    return unavailable('revocations_loading', "This gateway's list of revoked tokens is not up to date yet (NATS is slow to answer or failing over); retry");
   if (revocations.isRevoked(credential)) return new AppError('unauthenticated', 'token_revoked', 'The token has been revoked');
   if (now >= credential.expiresAt) return new AppError('unauthenticated', 'token_expired', 'The token has expired');
   return null;
@@ -52,18 +74,21 @@ export const openRevocations = async (nats: NatsHandle, logger: Logger): Promise
   const kv = await openKvBucket(nats, BUCKETS.revokedTokens);
   const revoked = new Set<string>();
   const stored = (await kv.status()).values;
-  const watch = await kv.watch({ key: '>' });
-  const loaded = new Promise<void>((resolve) => {
-    if (stored === 0) resolve();
-    void (async () => {
-      for await (const entry of watch) {
-        const { tokenId, account } = revocationOf(entry.key, entry.operation === 'PUT' ? entry.string() : '');
-        if (entry.operation === 'PUT') revoked.add(revokedKey(tokenId, account));
-        else if (entry.key.includes('.')) revoked.delete(revokedKey(tokenId, account));
-        if (entry.isUpdate) resolve();
-      }
-    })().catch((error: unknown) => logger.warn({ err: error }, 'watching revoked tokens stopped'));
-  });
+  let markLoaded: () => void = () => undefined;
+  const loaded = new Promise<void>((resolve) => (markLoaded = resolve));
+  if (stored === 0) markLoaded();
+  const watch = await watchKvBucket(
+    nats,
+    kv,
+    BUCKETS.revokedTokens,
+    (entry) => {
+      const { tokenId, account } = revocationOf(entry.key, entry.operation === 'PUT' ? entry.string() : '');
+      if (entry.operation === 'PUT') revoked.add(revokedKey(tokenId, account));
+      else if (entry.key.includes('.')) revoked.delete(revokedKey(tokenId, account));
+      if (entry.isUpdate) markLoaded();
+    },
+    { checkMs: WATCH_CHECK_MS, logger },
+  );
   let complete = false;
   void loaded.then(() => {
     complete = true;
@@ -76,7 +101,9 @@ export const openRevocations = async (nats: NatsHandle, logger: Logger): Promise
   }
   clearTimeout(timer);
   return {
-    loaded: () => complete,
+    // A watch found behind the bucket (its consumer lost with a NATS node) may be missing a revocation: refused
+    // (503) rather than a revoked token passing, until it has caught up.
+    loaded: () => complete && !watch.behind(),
     isRevoked: ({ tokenId, account }) => tokenId !== '' && revoked.has(revokedKey(tokenId, account)),
     revoke: async (account, tokenId) => {
       // Into the bucket opened above: opening it again would wait for NATS, and the request with it, for as long as NATS is down.
