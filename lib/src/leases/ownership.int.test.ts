@@ -81,6 +81,32 @@ describe('leases on a real nats-server', () => {
     expect(holder.owns('I4')).toBe(false);
   });
 
+  it("keeps a lease whose renewal was stored but whose answer was lost (a time-out): it is still this replica's", async () => {
+    let loseNextAnswer = false;
+    const flaky: LeaseStore = Object.create(store) as LeaseStore;
+    flaky.renew = async (...args) => {
+      const revision = await store.renew(...args);
+      if (!loseNextAnswer) return revision;
+      loseNextAnswer = false;
+      throw new Error('the answer to a stored renewal was lost (time-out)');
+    };
+    const holder = new Ownership(flaky, { replicaId: 'flaky', ttlMs: 2_000, renewEveryMs: 100 }, testLogger('flaky'));
+    await holder.start();
+    running.push(holder);
+    const lost: string[] = [];
+    holder.onLost((key) => lost.push(key));
+    expect(await holder.acquire('I5')).toBe(true);
+    await sleep(250);
+    loseNextAnswer = true;
+    // The next renewals go on from the revision that was stored, not from the one before it.
+    await sleep(600);
+    expect(lost).toEqual([]);
+    expect(holder.owns('I5')).toBe(true);
+    const record = await store.read('I5');
+    expect(record?.owner).toBe('flaky');
+    expect(record!.until).toBeGreaterThan(Date.now() + 1_500);
+  });
+
   it('hands a lease over at once on a clean shutdown', async () => {
     const leaving = new Ownership(store, { replicaId: 'leaving', ttlMs: 60_000, renewEveryMs: 20_000 }, testLogger('leaving'));
     await leaving.start();

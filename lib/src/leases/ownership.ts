@@ -150,7 +150,7 @@ export class Ownership {
             if (revision !== null) await this.store.release(key, revision).catch(() => undefined);
             return;
           }
-          if (revision === null) return this.lose(key, 'the lease was taken over');
+          if (revision === null) return await this.afterRefusedRenewal(key, held);
           held.revision = revision;
           held.renewedAt = now;
         } catch (error) {
@@ -159,6 +159,19 @@ export class Ownership {
         }
       }),
     );
+  }
+
+  /**
+   * A renewal refused because the lease moved past the revision held here: taken over, or an earlier renewal of this
+   * replica's that was stored although its answer was lost (a time-out, a leader change). The lease says which: still
+   * this replica's, its stored revision is taken and renewed from (it was renewed when that one was written).
+   */
+  private async afterRefusedRenewal(key: string, held: Held): Promise<void> {
+    const record = await this.store.read(key).catch(() => null);
+    if (this.held.get(key) !== held) return;
+    if (record?.owner !== this.options.replicaId) return this.lose(key, 'the lease was taken over');
+    held.revision = record.revision;
+    held.renewedAt = Math.min(Date.now(), record.until - this.options.ttlMs);
   }
 
   private lose(key: string, why: string): void {
