@@ -22,6 +22,22 @@ export const LIVE_CHECK_MS = 5_000;
  * request; none while commits arrive), and if the log holds commits it has not delivered, replaces its consumer with
  * a new one from the next sequence: nothing missed, nothing twice. A quiet log costs one request per `checkMs`.
  */
+/** Pauses between tries to open a replaced consumer (NATS failing over): 0.25 s, doubling, at most 5 s. */
+const REOPEN_FIRST_MS = 250;
+const REOPEN_MAX_MS = 5_000;
+
+/** A replacement consumer, tried until one opens (a cluster electing a leader answers nothing for seconds) or `closed`. */
+const reopen = async (source: LiveSource, from: number, closed: () => boolean): Promise<ConsumerMessages | null> => {
+  for (let pause = REOPEN_FIRST_MS; !closed(); pause = Math.min(pause * 2, REOPEN_MAX_MS)) {
+    try {
+      return await source.open(from);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+  return null;
+};
+
 export const openLiveSubscription = async (
   source: LiveSource,
   from: number,
@@ -73,8 +89,10 @@ export const openLiveSubscription = async (
           messages.stop();
         }
         if (!stalled || closed) return;
-        logger?.warn({ from: next }, 'a live subscription heard nothing while the log moved on (its consumer went away with a NATS node); opened again');
-        current = await source.open(next);
+        logger?.warn({ from: next }, 'a live subscription heard nothing while the log moved on (its consumer went away with a NATS node); opening it again');
+        const reopened = await reopen(source, next, () => closed);
+        if (!reopened) return;
+        current = reopened;
         if (closed) current.stop();
       }
     },

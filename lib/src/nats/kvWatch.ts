@@ -39,9 +39,10 @@ export const watchKvBucket = async (
 ): Promise<KvWatch> => {
   const lastRevision = async (): Promise<number> =>
     (await withNats(nats, () => nats.jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.>` })))?.seq ?? 0;
-  // Only the changes from now on: from after the bucket's last revision (the client's "updates only" would leave no
-  // revision to compare the bucket with until the first change).
-  let last = options.current === false ? await lastRevision() : 0;
+  let last = 0;
+  // Only the changes from now on: the client's "updates only" watch, and the bucket's last revision, to compare the
+  // bucket with, read at the first check (not here: a cluster still electing its leaders at start-up answers nothing).
+  let unknownStart = options.current === false;
   let stopped = false;
   let heard = false;
   let suspect = 0;
@@ -49,13 +50,14 @@ export const watchKvBucket = async (
   let current: QueuedIterator<KvWatchEntry> | null = null;
 
   const open = async (): Promise<void> => {
-    const from = last > 0 ? { resumeFromRevision: last + 1, include: KvWatchInclude.AllHistory } : {};
+    const from = last > 0 ? { resumeFromRevision: last + 1, include: KvWatchInclude.AllHistory } : unknownStart ? { include: KvWatchInclude.UpdatesOnly } : {};
     const watch = await withNats(nats, () => kv.watch({ key: '>', ...from }));
     current = watch;
     if (stopped) watch.stop();
     void (async () => {
       for await (const entry of watch) {
         heard = true;
+        unknownStart = false;
         if (entry.revision <= last) continue;
         last = entry.revision;
         if (lagging && last >= suspect) lagging = false;
@@ -73,6 +75,11 @@ export const watchKvBucket = async (
     // A leader being elected answers nothing for seconds: that check just does not count, the next one asks again.
     const end = await Promise.race([lastRevision(), new Promise<null>((resolve) => setTimeout(() => resolve(null), checkMs).unref())]);
     if (end === null) return;
+    if (unknownStart) {
+      unknownStart = false;
+      last = Math.max(last, end);
+      return;
+    }
     if (end <= last) {
       suspect = 0;
       lagging = false;
