@@ -32,7 +32,7 @@ const reopen = async (source: LiveSource, from: number, closed: () => boolean): 
     try {
       return await source.open(from);
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await new Promise((resolve) => setTimeout(resolve, pause).unref());
     }
   }
   return null;
