@@ -108,6 +108,19 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
     expect(r.body).toEqual({ error: expect.stringContaining('message.recieved'), code: 'invalid_events' });
   });
 
+  it('refuses a filter of separators only (events=,) with 400 invalid_events; an empty events= keeps every type', async () => {
+    const id = await create('acme');
+    const set = (events: string) =>
+      context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent('https://hooks.example.com/x')}&events=${events}`);
+    for (const events of [',', '%20,%20', ',,']) {
+      const r = await set(events);
+      expect([events, r.status, r.body.code]).toEqual([events, 400, 'invalid_events']);
+    }
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toBeNull();
+    expect((await set('')).status).toBe(200);
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toMatchObject({ events: [...WEBHOOK_EVENT_TYPE_NAMES] });
+  });
+
   it('delivers only the event types of the filter: a reset outside it is not delivered, one inside it is', async () => {
     const id = await create('acme');
     const hook = encodeURIComponent(context.receiver.url('/filtered'));

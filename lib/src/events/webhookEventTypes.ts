@@ -1,3 +1,4 @@
+import { invalidArgument } from '../errors';
 import { parseNameList } from '../validation/nameList';
 
 /** The webhook event types a receiver can get, by the domain event they come from (README "Webhooks"). */
@@ -31,8 +32,22 @@ export const WEBHOOK_DOMAIN_TYPES: readonly string[] = Object.keys(WEBHOOK_EVENT
 export const parseWebhookEventTypes = (value: string | readonly string[] | undefined, code: 'invalid_events' | 'invalid_types'): WebhookEventType[] =>
   parseNameList(value, { known: WEBHOOK_EVENT_TYPE_NAMES, code, noun: 'webhook event type' });
 
-/** A webhook's event filter (`set_webhook ... events=message.received,message.failed`). */
-export const parseWebhookEventFilter = (value: string | readonly string[]): WebhookEventType[] => parseWebhookEventTypes(value, 'invalid_events');
+/**
+ * A webhook's event filter (`set_webhook ... events=message.received,message.failed`). Absent or empty (`events=`, what
+ * the console sends for "every type") = every type. A value of only separators or blanks (`,`, ` , `) is a 400: its
+ * sender meant to list types and listed none, and reading it as every type would deliver what they tried to filter out.
+ */
+export const parseWebhookEventFilter = (value: string | readonly string[]): WebhookEventType[] => {
+  const types = parseWebhookEventTypes(value, 'invalid_events');
+  const sentNothing = typeof value === 'string' ? value === '' : value.length === 0;
+  if (types.length === 0 && !sentNothing) {
+    throw invalidArgument(
+      'invalid_events',
+      `events names no webhook event type (only commas or blanks); list some, or leave events empty or out for every type; known: ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}`,
+    );
+  }
+  return types;
+};
 
 /** Whether a webhook with this filter (empty = all) takes events of this type. */
 export const webhookWants = (filter: readonly string[] | undefined, type: WebhookEventType): boolean => !filter || filter.length === 0 || filter.includes(type);

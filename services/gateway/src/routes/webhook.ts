@@ -19,7 +19,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           events: Type.Optional(
             Type.String({
               maxLength: 512,
-              description: `Comma-separated webhook event types to deliver (default: all): ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}`,
+              description: `Comma-separated webhook event types to deliver: ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}. Absent or empty: every type. An unknown type, or only commas and blanks (\`,\`), answers 400 invalid_events`,
               examples: ['message.received,message.failed'],
             }),
           ),
