@@ -104,6 +104,11 @@ describe('instances over HTTP', () => {
       const r = await stack.call(`/v1/status?instance_id=${id}&at=${encodeURIComponent(bad)}`);
       expect([bad, r.status, r.body.code]).toEqual([bad, 400, 'invalid_time']);
     }
+    // A moment still to come is not known yet: a 400, not today's state; a clock a second ahead of the server's is not refused.
+    const future = await stack.call(`/v1/status?instance_id=${id}&at=${new Date(Date.now() + 60_000).toISOString()}`);
+    expect([future.status, future.body.code, future.body.error]).toEqual([400, 'invalid_time', expect.stringContaining('future')]);
+    const skewed = await stack.call(`/v1/status?instance_id=${id}&at=${new Date(Date.now() + 1_000).toISOString()}`);
+    expect([skewed.status, skewed.body.webhook]).toEqual([200, expect.objectContaining({ url: urlB, enabled: false })]);
   });
 
   it('filters the history by event types, time and message, paging with the same filters', async () => {

@@ -1,5 +1,5 @@
 import { assertCallableUrl } from './inputs';
-import { exceedsCharacters, parseIsoTime } from './rules';
+import { AT_CLOCK_SKEW_MS, exceedsCharacters, parseIsoTime, parsePastTime } from './rules';
 
 describe('assertCallableUrl', () => {
   const code = (url: string): string | null => {
@@ -66,5 +66,29 @@ describe('exceedsCharacters', () => {
     expect(exceedsCharacters('😀'.repeat(4_097), 4_096)).toBe(true);
     expect(exceedsCharacters('x'.repeat(4_096), 4_096)).toBe(false);
     expect(exceedsCharacters('x'.repeat(4_097), 4_096)).toBe(true);
+  });
+});
+
+describe('parsePastTime', () => {
+  const now = new Date('2026-11-24T10:00:00.000Z');
+  const codeOf = (value: string): string | null => {
+    try {
+      parsePastTime(value, 'at', now);
+      return null;
+    } catch (error) {
+      return (error as { code: string }).code;
+    }
+  };
+
+  it('takes a moment up to now, and one ahead of it by no more than a clock may be', () => {
+    expect(parsePastTime('2026-11-24T09:59:59Z', 'at', now).toISOString()).toBe('2026-11-24T09:59:59.000Z');
+    expect(codeOf('2026-11-24T10:00:00Z')).toBeNull();
+    expect(codeOf(new Date(now.getTime() + AT_CLOCK_SKEW_MS).toISOString())).toBeNull();
+  });
+
+  it('refuses a moment still to come with 400 invalid_time that says so, rather than answer the present for it', () => {
+    expect(codeOf(new Date(now.getTime() + AT_CLOCK_SKEW_MS + 1).toISOString())).toBe('invalid_time');
+    expect(() => parsePastTime('2026-11-24T12:00:00+01:00', 'at', now)).toThrow(/at is in the future/);
+    expect(codeOf('tomorrow')).toBe('invalid_time');
   });
 });

@@ -96,6 +96,28 @@ export const parseIsoTime = (value: string, field: string): Date => {
   return new Date(time);
 };
 
+/**
+ * How far ahead of the server's clock a past moment (`status?at=`) may be: a client asking for "now" by a clock that
+ * runs a little ahead of ours is not refused.
+ */
+export const AT_CLOCK_SKEW_MS = 5_000;
+
+/**
+ * A moment to read a state as it was then (`status?at=`): a time as parseIsoTime takes it, at most AT_CLOCK_SKEW_MS
+ * after `now`. A later one is a 400: what happens until then is not known yet, and today's state would claim it is.
+ */
+export const parsePastTime = (value: string, field: string, now: Date): Date => {
+  const time = parseIsoTime(value, field);
+  const ahead = time.getTime() - now.getTime();
+  if (ahead > AT_CLOCK_SKEW_MS) {
+    throw invalidArgument(
+      'invalid_time',
+      `${field} is in the future (${Math.ceil(ahead / 1000)} s after the server's clock, ${now.toISOString()}); give a past moment, or leave ${field} out for now`,
+    );
+  }
+  return time;
+};
+
 /** The id of a received message (`in_` and 24 hex digits, derived from the platform's id): mark_read and media take it. */
 const INBOUND_ID = 'in_[0-9a-f]{24}';
 export const INBOUND_MESSAGE_ID_PATTERN = `^${INBOUND_ID}$`;

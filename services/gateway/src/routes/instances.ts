@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { idempotencyKeyOf, INSTANCE_ID_PATTERN, newCommandId, PAGE_LIMIT } from '@wagw/lib';
+import { AT_CLOCK_SKEW_MS, idempotencyKeyOf, INSTANCE_ID_PATTERN, newCommandId, PAGE_LIMIT } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import {
@@ -79,11 +79,16 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
         tags,
         operationId: 'getStatus',
         summary: "An instance's state and details, now or at a past moment",
-        description:
-          "With `at` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today's status (state, webhook settings, linked number). An instance created later answers 404.",
+        description: `With \`at\` (ISO 8601 with a time zone), the instance as it was at that moment: its history folded up to then by the same code as today's status (state, webhook settings, linked number). An instance created later answers 404. A moment more than ${AT_CLOCK_SKEW_MS / 1000} s after the server's clock (a future the history does not hold yet) answers 400 invalid_time, as a malformed time does.`,
         querystring: Type.Object({
           instance_id: InstanceId,
-          at: Type.Optional(Type.String({ maxLength: 64, description: 'A past moment, ISO 8601', examples: ['2026-11-23T10:00:00Z'] })),
+          at: Type.Optional(
+            Type.String({
+              maxLength: 64,
+              description: `A past moment, ISO 8601 with a time zone; at most ${AT_CLOCK_SKEW_MS / 1000} s after the server's clock`,
+              examples: ['2026-11-23T10:00:00Z'],
+            }),
+          ),
           access_token: AccessToken,
         }),
         response: {

@@ -11,7 +11,7 @@ import {
   newCommandId,
   PAGE_LIMIT,
   pageAfter,
-  parseIsoTime,
+  parsePastTime,
   parseWebhookEventFilter,
   type Page,
   stateAt,
@@ -94,10 +94,10 @@ export class InstancesService {
     return this.pending.add(account, instanceId);
   }
 
-  /** The instance now, or as it was at `at` (ISO 8601; its history folded up to then by the same evolve as today's state). */
+  /** The instance now, or as it was at `at` (ISO 8601, not in the future; its history folded up to then by the same evolve as today's state). */
   async get(account: string, instanceId: string, atTime = ''): Promise<InstanceView> {
     assertInstanceId(instanceId);
-    const at = atTime ? parseIsoTime(atTime, 'at') : null;
+    const at = atTime ? parsePastTime(atTime, 'at', this.now()) : null;
     const stream = instanceStream(instanceId);
     const { state, version } = at
       ? stateAt(instanceDecider, await this.deps.store.readStream(stream), at)
