@@ -52,12 +52,17 @@ export const assertLocation = ({ latitude, longitude, name }: Location): void =>
   }
 };
 
-/** A contact card: a vCard (BEGIN:VCARD … END:VCARD) within the size cap. */
-export const assertVcard = (vcard: string): void => {
-  if (vcard.trim() === '') throw invalidArgument('missing_vcard', 'vcard is required for type contact');
+/** A contact card within the size cap (bytes in UTF-8); the gateway checks it before its schema too (vcard_too_large). */
+export const assertVcardSize = (vcard: string): void => {
   if (Buffer.byteLength(vcard, 'utf8') > SEND_CONTENT_LIMITS.vcardBytes) {
     throw invalidArgument('vcard_too_large', `vcard must be at most ${SEND_CONTENT_LIMITS.vcardBytes} bytes`);
   }
+};
+
+/** A contact card: a vCard (BEGIN:VCARD … END:VCARD) within the size cap. */
+export const assertVcard = (vcard: string): void => {
+  if (vcard.trim() === '') throw invalidArgument('missing_vcard', 'vcard is required for type contact');
+  assertVcardSize(vcard);
   if (!/^BEGIN:VCARD\r?\n[\s\S]*\r?\nEND:VCARD\s*$/i.test(vcard.trim())) {
     throw invalidArgument('invalid_vcard', 'vcard must be a vCard: BEGIN:VCARD, its lines, END:VCARD');
   }

@@ -1,4 +1,4 @@
-import { issueToken, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
+import { issueToken, SEND_CONTENT_LIMITS, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { WindowCounter } from './rateLimit/windowCounter';
 import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
@@ -19,11 +19,16 @@ interface Response {
   headers?: Record<string, Header>;
   content?: Record<string, { schema?: { type?: string; format?: string }; example?: { code?: string } }>;
 }
+interface FieldSchema {
+  maxLength?: number;
+  description?: string;
+}
 interface Operation {
   operationId: string;
   tags?: string[];
   description?: string;
-  requestBody?: unknown;
+  parameters?: { name: string; schema: FieldSchema; description?: string }[];
+  requestBody?: { content: Record<string, { schema: { properties: Record<string, FieldSchema> } }> };
   responses: Record<string, Response>;
 }
 interface Document {
@@ -147,6 +152,27 @@ describe('the OpenAPI document tells what the server answers', () => {
     for (const r of [ok, limited])
       expect(Object.keys(r.headers)).toEqual(expect.arrayContaining(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']));
     expect([limited.statusCode, limited.json<{ code: string }>().code, limited.headers['retry-after']]).toEqual([429, 'rate_limited', expect.any(String)]);
+  });
+
+  it("states the vCard's real limit: 8192 bytes, and in the query form the 8 KiB URL that holds it", async () => {
+    for (const path of ['/send', '/send_group']) {
+      const { get, post } = doc.paths[path]!;
+      const inBody = post!.requestBody!.content['application/json']!.schema.properties.vcard!;
+      const inQuery = get!.parameters!.find((p) => p.name === 'vcard')!;
+      expect([path, inBody.maxLength, inQuery.schema.maxLength]).toEqual([path, SEND_CONTENT_LIMITS.vcardBytes, SEND_CONTENT_LIMITS.vcardBytes]);
+      expect([path, inQuery.description]).toEqual([path, expect.stringMatching(/8 KiB.*414 url_too_long/)]);
+    }
+    // Over the cap in characters too: still its own code, not the schema's invalid_request.
+    const vcard = `BEGIN:VCARD\nNOTE:${'x'.repeat(9_000)}\nEND:VCARD`;
+    const r = await gateway.inject({
+      method: 'POST',
+      url: '/v1/send',
+      headers: auth('vcard'),
+      payload: { instance_id: INSTANCE, number: '4915112345678', type: 'contact', vcard },
+    });
+    expect([r.statusCode, r.json<{ code: string }>().code]).toEqual([400, 'vcard_too_large']);
+    const anonymous = await gateway.inject({ method: 'POST', url: '/v1/send', payload: { instance_id: INSTANCE, type: 'contact', vcard } });
+    expect(anonymous.statusCode).toBe(401);
   });
 
   it('lists every webhook event type in /events and declares every tag the operations use', () => {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, Static, TObject, TSchema } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify';
 
 /** The app a route plugin is given: Fastify with the TypeBox type provider. */
 type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -24,6 +24,8 @@ export interface GetAndPostRoute<Fields extends TObject, Response extends { 200:
    * client): POST unless told. It changes nothing else; it is there so the document stays as it was.
    */
   first?: 'get' | 'post';
+  /** Checks of either method's raw input (the query or the body) before its schema's, for a fault with a code of its own. */
+  preValidation?: preValidationAsyncHookHandler;
   /** Answers either method, given its validated fields (the query or the body) and the request (account, headers). */
   handler: (fields: Static<Fields>, request: FastifyRequest) => Promise<Static<Response[200]>>;
 }
@@ -37,7 +39,7 @@ export interface GetAndPostRoute<Fields extends TObject, Response extends { 200:
 export const getAndPost = <Fields extends TObject, Response extends { 200: TSchema }>(
   app: TypeboxApp,
   path: string,
-  { tags, description, headers, fields, response, get, post, first = 'post', handler }: GetAndPostRoute<Fields, Response>,
+  { tags, description, headers, fields, response, get, post, first = 'post', preValidation, handler }: GetAndPostRoute<Fields, Response>,
 ): void => {
   const schemaOf = ({ operationId, summary }: MethodDoc, part: 'querystring' | 'body'): FastifySchema => ({
     tags,
@@ -52,8 +54,9 @@ export const getAndPost = <Fields extends TObject, Response extends { 200: TSche
   // provider cannot carry that through a generic schema (its conditional types stay unresolved), so the routes are
   // typed with the plain FastifySchema and the input is asserted here, once; the answer is typed by `handler`.
   const validated = (input: unknown) => input as Static<Fields>;
-  const registerGet = () => app.get(path, { schema: schemaOf(get, 'querystring') }, async (request) => handler(validated(request.query), request));
-  const registerPost = () => app.post(path, { schema: schemaOf(post, 'body') }, async (request) => handler(validated(request.body), request));
+  const hooks = preValidation ? { preValidation } : {};
+  const registerGet = () => app.get(path, { schema: schemaOf(get, 'querystring'), ...hooks }, async (request) => handler(validated(request.query), request));
+  const registerPost = () => app.post(path, { schema: schemaOf(post, 'body'), ...hooks }, async (request) => handler(validated(request.body), request));
   if (first === 'get') {
     registerGet();
     registerPost();

@@ -3,7 +3,7 @@ import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, EXAMPLE_ID, envelope, errorResponses, IdempotencyHeaders, InstanceId } from '../schemas';
 import { getAndPost } from './getAndPost';
-import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo } from './sendContent';
+import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo, vcardSizeFirst } from './sendContent';
 
 const EXAMPLE_GROUP = '120363025246125486@g.us';
 
@@ -58,6 +58,7 @@ export const groupsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClien
     response: SendResponse,
     post: { operationId: 'sendGroupMessage', summary: 'Send a message to a group' },
     get: { operationId: 'sendGroupMessageQuery', summary: 'Send a message to a group (query form)' },
+    preValidation: vcardSizeFirst,
     handler: (fields, request) => sendTo(sessions, request.account, { groupId: fields.group_id }, fields, request.headers),
   });
 };

@@ -1,5 +1,7 @@
 import { Type, type Static, type TObject } from '@fastify/type-provider-typebox';
-import { idempotencyKeyOf, LIMITS, SEND_CONTENT_LIMITS, SEND_TYPES, type SendRequest } from '@wagw/lib';
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { assertVcardSize, idempotencyKeyOf, LIMITS, SEND_CONTENT_LIMITS, SEND_TYPES, type SendRequest } from '@wagw/lib';
+import { MAX_URL_LENGTH } from '../plugins/limits';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 
@@ -26,10 +28,12 @@ export const sendContentFields = {
   latitude: Type.Optional(Type.Number({ description: 'type location: degrees, -90 to 90 (400 invalid_latitude otherwise)', examples: [52.5163] })),
   longitude: Type.Optional(Type.Number({ description: 'type location: degrees, -180 to 180 (400 invalid_longitude otherwise)', examples: [13.3777] })),
   name: Type.Optional(Type.String({ maxLength: SEND_CONTENT_LIMITS.locationName, description: "type location: the place's name" })),
+  // No card of more characters than the cap's bytes fits in it (a character is 1-4 bytes): the schema states the cap
+  // as its maxLength, and vcardSizeFirst answers vcard_too_large before this schema sees a card over it.
   vcard: Type.Optional(
     Type.String({
-      maxLength: 65_536,
-      description: `type contact: a vCard (BEGIN:VCARD … END:VCARD), at most ${SEND_CONTENT_LIMITS.vcardBytes} bytes (400 vcard_too_large beyond)`,
+      maxLength: SEND_CONTENT_LIMITS.vcardBytes,
+      description: `type contact: a vCard (BEGIN:VCARD … END:VCARD), at most ${SEND_CONTENT_LIMITS.vcardBytes} bytes in UTF-8 (400 vcard_too_large beyond). In the query form the whole URL must stay within 8 KiB (${MAX_URL_LENGTH} characters, 414 url_too_long beyond), percent-encoding included (a line break is %0A): send larger cards with POST`,
     }),
   ),
   message_id: Type.Optional(
@@ -41,6 +45,17 @@ export const sendContentFields = {
   emoji: Type.Optional(Type.String({ maxLength: 64, description: 'type reaction: exactly one emoji (one grapheme: 👍, 👍🏽, 👨‍👩‍👧); 400 invalid_emoji otherwise' })),
   instance_id: InstanceId,
   access_token: AccessToken,
+};
+
+/**
+ * Refuses a vCard over its cap with its own code (400 vcard_too_large) before the schema does with its generic
+ * invalid_request: the same answer as a card within maxLength characters but over the cap in bytes, and as gRPC
+ * callers get from the sessions service. Anything but a string is left to the schema.
+ */
+export const vcardSizeFirst: preValidationAsyncHookHandler = async (request) => {
+  const input = request.method === 'GET' ? request.query : request.body;
+  const vcard: unknown = typeof input === 'object' && input !== null && 'vcard' in input ? input.vcard : undefined;
+  if (typeof vcard === 'string') assertVcardSize(vcard);
 };
 
 export type SendContentInput = Static<TObject<typeof sendContentFields>>;
