@@ -63,10 +63,6 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
     example: { error: 'Method DELETE is not allowed on /v1/send; use GET, POST', code: 'method_not_allowed' },
     headers: headers('Allow'),
   },
-  409: {
-    description: 'The instance is not in a state that allows the operation',
-    example: { error: 'The instance is not linked: scan a QR code first (get_qrcode)', code: 'not_linked' },
-  },
   413: { description: 'The request body is over the limit', example: { error: 'Request body is larger than 65536 bytes', code: 'request_too_large' } },
   414: {
     description: `The URL is longer than 8 KiB (${MAX_URL_LENGTH} characters): send long text (a message, a vCard) with the POST form`,
@@ -96,8 +92,68 @@ const ErrorFields = {
 /** The `{ error, code }` answer of one status, with that status's own description, example and headers. */
 export const errorResponse = (status: number) => {
   const doc = ERROR_DOCS[status];
-  if (!doc) throw new Error(`No documentation for error status ${status}: add it to ERROR_DOCS`);
+  if (!doc) throw new Error(`No documentation for error status ${status}: add it to ERROR_DOCS (a 409: conflictResponse)`);
   return Type.Object(ErrorFields, { description: doc.description, examples: [doc.example], ...(doc.headers && { headers: doc.headers }) });
+};
+
+/**
+ * Each 409 code, when the server answers it, and a message it sends with it. Not in ERROR_DOCS: what conflicts differs
+ * by operation (a send finds the instance unlinked, a replay its webhook off), so one shared example would tell most
+ * operations' clients of a code they never get.
+ */
+const CONFLICTS = {
+  instance_quota_reached: {
+    when: 'the account has its quota of instances, INSTANCE_QUOTA',
+    error: 'The account has 100 of its 100 instances; reset and reuse one, or ask for a higher quota',
+  },
+  not_linked: { when: 'the instance was never linked, or was reset since', error: 'The instance is not linked: scan a QR code first (get_qrcode)' },
+  instance_logged_out_on_phone: {
+    when: 'or another `instance_<reason>`: the instance is logged out or failed, for the reason status shows as last_disconnect_reason',
+    error: 'The instance cannot send: logged_out_on_phone; scan a new QR code',
+  },
+  idempotency_key_reused: {
+    when: 'the Idempotency-Key was used for another message',
+    error: 'This Idempotency-Key was used for another message of this instance; use a new key for a new message',
+  },
+  not_connected: { when: 'the instance has no open connection', error: 'The instance is not connected: groups are listed over its connection' },
+  already_connected: { when: 'the instance is connected: no code is needed', error: 'The instance is connected; no QR code is needed' },
+  already_linked: {
+    when: 'the instance is linked and its connection is coming back',
+    error: 'The instance is linked and its connection is coming back: no QR code comes for it; reset_instance first to link another phone',
+  },
+  webhook_disabled: {
+    when: 'the webhook is off',
+    error: 'The webhook is off; switch it on (/v1/set_webhook with enable=true) before replaying events to it',
+  },
+  delivery_not_failed: {
+    when: 'the delivery named is not dead',
+    error: 'Delivery evt_12_0 is delivered; only failed deliveries can be redelivered',
+  },
+  delivery_changed: {
+    when: 'the delivery named changed meanwhile',
+    error: 'The delivery changed meanwhile (redelivered or retried); list it again',
+  },
+  no_qr_waiting: {
+    when: 'no QR code waits to be scanned',
+    error: 'No QR code of instance 6F1C0A9B3D2E4F5A6B7C is waiting to be scanned: start a connection (get_qrcode) first',
+  },
+  sandbox_only: {
+    when: 'the sessions service does not run the sandbox connector',
+    error: 'This works only with the sandbox connector (WA_CONNECTOR=sandbox)',
+  },
+} as const;
+
+export type ConflictCode = keyof typeof CONFLICTS;
+
+/**
+ * The 409 of an operation: the codes it answers with 409, each with when, and the first one's message as the example
+ * (`error`: the message this operation sends with it, where its words differ by operation, as not_connected's do).
+ * `instance_logged_out_on_phone` stands for every `instance_<reason>`.
+ */
+export const conflictResponse = (codes: readonly [ConflictCode, ...ConflictCode[]], error?: string) => {
+  const [first] = codes;
+  const description = `Refused in the current state of the instance, account or service: ${codes.map((code) => `\`${code}\` (${CONFLICTS[code].when})`).join('; ')}`;
+  return { 409: Type.Object(ErrorFields, { description, examples: [{ error: error ?? CONFLICTS[first].error, code: first }] }) };
 };
 
 /**

@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { DELIVERY_STATUSES, oneOf, PAGE_LIMIT } from '@wagw/lib';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId, NextCursor, PageLimit } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 const DeliveryId = Type.String({
   pattern: '^(rpl_[0-9a-f]+_)?evt_[0-9]+_[0-9]+$',
@@ -92,7 +93,14 @@ export const deliveriesRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksCli
         description:
           'With delivery_id: that delivery (409 unless it is dead). Without: every dead delivery of the instance. Each starts the retry schedule again.',
         querystring: Type.Object({ instance_id: InstanceId, delivery_id: Type.Optional(DeliveryId), access_token: AccessToken }),
-        response: { 200: envelope({ success: Type.Boolean(), delivery_ids: Type.Array(Type.String()) }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
+        response: {
+          200: envelope({ success: Type.Boolean(), delivery_ids: Type.Array(Type.String()) }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+          ...conflictResponse(
+            ['delivery_not_failed', 'delivery_changed', 'webhook_disabled'],
+            'Delivery evt_12_0 is delivered; only failed deliveries can be redelivered',
+          ),
+        },
       },
     },
     async (request) => {

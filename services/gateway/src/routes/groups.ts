@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, EXAMPLE_ID, envelope, errorResponses, IdempotencyHeaders, InstanceId } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 import { getAndPost } from './getAndPost';
 import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo, vcardSizeFirst } from './sendContent';
 
@@ -39,7 +40,8 @@ export const groupsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClien
         querystring: Type.Object({ instance_id: InstanceId, access_token: AccessToken }),
         response: {
           200: envelope({ groups: Type.Array(Group) }, { message: 'Groups', groups: [{ id: EXAMPLE_GROUP, subject: 'Team', participants: 12 }] }),
-          ...errorResponses(...COMMON_ERRORS, 404, 409),
+          ...errorResponses(...COMMON_ERRORS, 404),
+          ...conflictResponse(['not_connected']),
         },
       },
     },

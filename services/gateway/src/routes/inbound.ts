@@ -7,7 +7,7 @@ import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
 import { contentDisposition, contentType } from './fileHeaders';
 import { getAndPost } from './getAndPost';
-import { CONTENT_DISPOSITION_HEADER } from '../responseDocs';
+import { conflictResponse, CONTENT_DISPOSITION_HEADER } from '../responseDocs';
 
 const EXAMPLE_MESSAGE_ID = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
 
@@ -36,7 +36,11 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
     description:
       "Sends WhatsApp's read receipt for a received message: its sender sees it read (blue ticks, unless your account hides read receipts). Needs a connected instance (409 otherwise). A message received over 30 days ago, one the instance did not receive, or one it sent answers 404. To mark every inbound message read as it arrives, run the sessions service with AUTO_MARK_READ=true.",
     fields: MessageQuery,
-    response: { 200: envelope({ success: Type.Boolean() }, { message: 'Marked read', success: true }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
+    response: {
+      200: envelope({ success: Type.Boolean() }, { message: 'Marked read', success: true }),
+      ...errorResponses(...COMMON_ERRORS, 404),
+      ...conflictResponse(['not_connected'], 'The instance is not connected: read receipts go out over its connection'),
+    },
     get: { operationId: 'markReadQuery', summary: 'Mark a received message read' },
     post: { operationId: 'markRead', summary: 'Mark a received message read' },
     first: 'get',

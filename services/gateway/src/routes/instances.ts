@@ -18,6 +18,7 @@ import {
   PageLimit,
   StatusView,
 } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 import { instanceView, quotasView } from './views';
 
 /** The command id of a request: its Idempotency-Key when given (so a retry repeats nothing), else a new one. */
@@ -42,7 +43,8 @@ export const instancesRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCl
         headers: IdempotencyHeaders,
         response: {
           200: envelope({ instance_id: InstanceId }, { message: 'Instance created', instance_id: EXAMPLE_ID }),
-          ...errorResponses(...COMMON_ERRORS, 409),
+          ...errorResponses(...COMMON_ERRORS),
+          ...conflictResponse(['instance_quota_reached']),
         },
       },
     },

@@ -3,6 +3,7 @@ import { invalidArgument, isPhoneNumber, LIMITS, PHONE_NUMBER_PATTERN } from '@w
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 const NumberStatus = Type.Object({
   number: Type.String(),
@@ -41,7 +42,8 @@ export const numbersRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         }),
         response: {
           200: envelope({ numbers: Type.Array(NumberStatus) }),
-          ...errorResponses(...COMMON_ERRORS, 404, 409, 429),
+          ...errorResponses(...COMMON_ERRORS, 404, 429),
+          ...conflictResponse(['not_connected'], 'The instance is not connected: numbers are checked over its connection'),
         },
       },
     },

@@ -3,6 +3,7 @@ import { conflict, PHONE_NUMBER_PATTERN } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 /** Linking with a pairing code instead of a QR code; ownership is checked with the instances service first. */
 export const pairingRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
@@ -25,7 +26,8 @@ export const pairingRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         }),
         response: {
           200: envelope({ code: Type.String({ description: 'The 8-character code to type on the phone' }) }),
-          ...errorResponses(...COMMON_ERRORS, 404, 409),
+          ...errorResponses(...COMMON_ERRORS, 404),
+          ...conflictResponse(['already_connected', 'already_linked'], 'The instance is connected; no pairing code is needed'),
         },
       },
     },

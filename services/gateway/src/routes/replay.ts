@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 /** GET /v1/replay_webhooks: past events delivered again to the current webhook. */
 export const replayRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientApi }> = async (app, { webhooks }) => {
@@ -22,7 +23,11 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
           ),
           access_token: AccessToken,
         }),
-        response: { 200: envelope({ replay_id: Type.String({ examples: ['rpl_3f2a9c01b7de'] }) }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
+        response: {
+          200: envelope({ replay_id: Type.String({ examples: ['rpl_3f2a9c01b7de'] }) }),
+          ...errorResponses(...COMMON_ERRORS, 404),
+          ...conflictResponse(['webhook_disabled']),
+        },
       },
     },
     async (request) => {

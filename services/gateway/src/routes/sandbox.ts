@@ -3,6 +3,7 @@ import { invalidArgument, LIMITS, WHATSAPP_FILE_MAX_BYTES, PHONE_NUMBER_PATTERN,
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 /** Routes that exist only with WA_CONNECTOR=sandbox: play the phone's part. */
 export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
@@ -10,7 +11,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
   { instances, sessions },
 ) => {
   const tags = ['Sandbox'];
-  const Ok = { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404, 409) };
+  // Each answers its own 409s: the sandbox connector missing (sandbox_only), and what the simulated phone meets.
+  const ok = (conflicts: ReturnType<typeof conflictResponse>) => ({
+    200: envelope({ success: Type.Boolean() }),
+    ...errorResponses(...COMMON_ERRORS, 404),
+    ...conflicts,
+  });
 
   app.get(
     '/sandbox/scan',
@@ -20,7 +26,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         operationId: 'sandboxScan',
         summary: 'Sandbox: scan the current QR code with a simulated phone',
         querystring: Type.Object({ instance_id: InstanceId, number: Type.String({ pattern: PHONE_NUMBER_PATTERN }), access_token: AccessToken }),
-        response: Ok,
+        response: ok(conflictResponse(['no_qr_waiting', 'sandbox_only'])),
       },
     },
     async (request) => {
@@ -49,7 +55,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           group_id: Type.Optional(Type.String({ maxLength: 64, description: 'A message in this group (one list_groups answers) from `from`' })),
           access_token: AccessToken,
         }),
-        response: Ok,
+        response: ok(conflictResponse(['not_connected', 'sandbox_only'], 'Instance 6F1C0A9B3D2E4F5A6B7C is not connected to the sandbox')),
       },
     },
     async (request) => {
@@ -83,7 +89,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           lift: Type.Optional(Type.Boolean({ description: 'Lift the restriction instead' })),
           access_token: AccessToken,
         }),
-        response: Ok,
+        response: ok(conflictResponse(['sandbox_only'])),
       },
     },
     async (request) => {

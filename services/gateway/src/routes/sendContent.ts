@@ -4,6 +4,7 @@ import { assertVcardSize, idempotencyKeyOf, LIMITS, SEND_CONTENT_LIMITS, SEND_TY
 import { MAX_URL_LENGTH } from '../plugins/limits';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 /**
  * The content fields `send` and `send_group` share. Ranges and forms are checked by the sessions service (one set of
@@ -62,7 +63,8 @@ export type SendContentInput = Static<TObject<typeof sendContentFields>>;
 
 export const SendResponse = {
   200: envelope({ message_id: Type.String() }, { message: 'Message accepted for sending', message_id: 'm_3a1f09c2b7d4e6f8a0b1c2d3' }),
-  ...errorResponses(...COMMON_ERRORS, 404, 409),
+  ...errorResponses(...COMMON_ERRORS, 404),
+  ...conflictResponse(['not_linked', 'instance_logged_out_on_phone', 'idempotency_key_reused']),
 };
 
 export const SEND_DESCRIPTION =

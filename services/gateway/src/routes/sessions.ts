@@ -4,6 +4,7 @@ import { conflict } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { COMMON_ERRORS, envelope, errorResponses, InstanceQuery } from '../schemas';
+import { conflictResponse } from '../responseDocs';
 
 /** QR codes, reconnecting; ownership is checked with the instances service first (404 for another account's). */
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; sessions: SessionsClientApi }> = async (
@@ -27,7 +28,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCli
             { qrcode: Type.String({ description: 'data:image/png;base64,... PNG of the QR code' }) },
             { message: 'Scan this QR code with the phone', qrcode: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA...' },
           ),
-          ...errorResponses(...COMMON_ERRORS, 404, 409),
+          ...errorResponses(...COMMON_ERRORS, 404),
+          ...conflictResponse(['already_connected', 'already_linked']),
         },
       },
     },
@@ -51,7 +53,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCli
         operationId: 'reconnect',
         summary: "Restart the instance's platform connection",
         querystring: InstanceQuery,
-        response: { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404, 409) },
+        response: { 200: envelope({ success: Type.Boolean() }), ...errorResponses(...COMMON_ERRORS, 404), ...conflictResponse(['not_linked']) },
       },
     },
     async (request) => {
