@@ -1,27 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@wagw/lib';
-import { bannerToken, launch, stopLauncher, untilBannerOrExit, type Launched } from '../harness/launcherProcess';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
-/** The launcher's JSON log lines with this message. */
-const logLines = (launched: Launched, msg: string): Array<Record<string, unknown>> =>
-  launched
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}`))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+import { bannerToken, logLines, startLauncher, stopLauncher, type Launched } from '../harness/launcherProcess';
+import { alive, childrenOf, processGroupOf } from '../harness/processes';
+import { sleep } from '../harness/wait';
 
 /** The launcher keeps its own nats-server running: a crash of it is logged and repaired, not a silent outage. */
 describe('launcher when its nats-server dies', () => {
@@ -33,8 +16,7 @@ describe('launcher when its nats-server dies', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-nats-'));
     port = await freePort();
-    launched = launch({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info' });
-    await untilBannerOrExit(launched, 45_000);
+    launched = await startLauncher({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info' });
   }, 60_000);
 
   afterAll(async () => {
@@ -80,25 +62,6 @@ describe('launcher when its nats-server dies', () => {
   }, 30_000);
 });
 
-/** Its process group id (field 5 of /proc/PID/stat). */
-const processGroupOf = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-};
-
-/** The pids of `ppid`'s children, from /proc. */
-const childrenOf = (ppid: number): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid ? [Number(entry)] : [];
-      } catch {
-        return [];
-      }
-    });
-
 /** Ctrl-C in a terminal signals the whole foreground process group, not the launcher alone. */
 describe('launcher stopped by Ctrl-C in a terminal (SIGINT to its process group)', () => {
   let dataDir: string;
@@ -112,8 +75,7 @@ describe('launcher stopped by Ctrl-C in a terminal (SIGINT to its process group)
   it('stops the services first and nats-server last: exit code 0, no warning or error from any process', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-ctrlc-'));
     const port = await freePort();
-    launched = launch({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox' }, { ownProcessGroup: true });
-    await untilBannerOrExit(launched, 45_000);
+    launched = await startLauncher({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox' }, 45_000, { ownProcessGroup: true });
     const token = bannerToken(launched);
     const pid = launched.process.pid!;
     // Work in flight for every service to finish on the way out: an instance linked on the sandbox holds a lease.
@@ -121,7 +83,7 @@ describe('launcher stopped by Ctrl-C in a terminal (SIGINT to its process group)
     const { instance_id: id } = (await (await call('/create_instance')).json()) as { instance_id: string };
     expect((await call(`/get_qrcode?instance_id=${id}`)).status).toBe(200);
     expect((await call(`/sandbox/scan?instance_id=${id}&number=4915112345678`)).status).toBe(200);
-    const children = childrenOf(pid);
+    const children = childrenOf(pid).map((c) => c.pid);
     expect(children).toHaveLength(5);
     // Only the launcher is in the group the terminal signals: every child has a group of its own.
     expect(processGroupOf(pid)).toBe(pid);

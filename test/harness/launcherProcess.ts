@@ -33,6 +33,21 @@ export const untilBannerOrExit = async (launched: Launched, ms: number): Promise
   while (!launched.output().includes('export TOKEN=') && running(launched.process) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
 };
 
+/** `launch`, then `untilBannerOrExit`: a launcher that is serving (or has exited: the caller's assertions say why). */
+export const startLauncher = async (env: NodeJS.ProcessEnv, ms = 45_000, options: { ownProcessGroup?: boolean } = {}): Promise<Launched> => {
+  const launched = launch(env, options);
+  await untilBannerOrExit(launched, ms);
+  return launched;
+};
+
+/** The launcher's JSON log lines with this message (LOG_LEVEL=info shows its starts and restarts). */
+export const logLines = (launched: Launched, msg: string): Array<Record<string, unknown>> =>
+  launched
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}`))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
 /** The launcher's exit code once it exits by itself, or 'still running' after `ms`. */
 export const exitCodeWithin = (launched: Launched, ms: number): Promise<number | null | 'still running'> => {
   const child = launched.process;
