@@ -38,8 +38,8 @@ export interface WatchedNatsOptions {
  * `kill`) the exit and the tail of its output are logged, and it is started again on the same port and store with
  * the services' backoff. Without this every service stayed unready for good (they reconnect by themselves, but to
  * nothing), with no word in the log. It runs in a process group of its own, so a Ctrl-C in the terminal does not stop
- * it before the services have closed (see `Supervised`). A launcher that is SIGKILLed leaves it running; the next start
- * on the same DATA_DIR stops it first (`startLocalNatsServer`).
+ * it before the services have closed (see `Supervised`). It ends when the launcher dies, even by SIGKILL
+ * (`exitWithParent`); where that is not available, the next start on the same DATA_DIR stops it first.
  */
 export class WatchedNatsServer {
   private stopping = false;
@@ -64,6 +64,7 @@ export class WatchedNatsServer {
       binary: options.binary,
       log: tail,
       detached: true,
+      exitWithParent: true,
       onExit: (code, signal) => watched?.exited(code, signal, tail),
     });
     watched = new WatchedNatsServer(server, { ...options, port: server.port });
@@ -117,6 +118,7 @@ export class WatchedNatsServer {
         binary: this.options.binary,
         log: tail,
         detached: true,
+        exitWithParent: true,
         onExit: (code, signal) => this.exited(code, signal, tail),
       });
       this.backoff.started();

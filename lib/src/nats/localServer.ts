@@ -38,6 +38,13 @@ export interface LocalNatsOptions {
    * behind its parent's back: the quickstart launcher stops it itself, after the services that use it.
    */
   detached?: boolean;
+  /**
+   * Ends the server (SIGTERM) when this process dies, even by SIGKILL, where a `process.on('exit')` hook never runs:
+   * the quickstart launcher's nats-server must not outlive it holding the port and DATA_DIR's store. Linux only
+   * (`setpriv --pdeathsig`, util-linux); elsewhere the next start on the store stops the orphan (`stopStaleServer`).
+   * Only for servers started from the main thread: the OS ties the signal to the thread that started the server.
+   */
+  exitWithParent?: boolean;
 }
 
 /** Servers still running; killed when this process exits, so none outlives a crashed or force-exited parent. */
@@ -50,6 +57,19 @@ const killOnExit = (child: ChildProcess): void => {
   exitHookInstalled = true;
   process.once('exit', () => running.forEach((c) => c.kill('SIGKILL')));
 };
+
+let setprivWorks: boolean | undefined;
+/** Whether `setpriv --pdeathsig` runs here (Linux with util-linux), checked once. */
+const canSetParentDeathSignal = (): boolean =>
+  (setprivWorks ??= process.platform === 'linux' && spawnSync('setpriv', ['--pdeathsig', 'TERM', '--', 'true']).status === 0);
+
+/**
+ * The command line that runs nats-server: under `setpriv --pdeathsig TERM` when asked to die with its parent. setpriv
+ * sets the parent-death signal and execs nats-server in the same process, so the pid, the pid file and the signals are
+ * nats-server's own, and no guard process stays around.
+ */
+const commandFor = (binary: string, args: string[], exitWithParent: boolean): [string, string[]] =>
+  exitWithParent && canSetParentDeathSignal() ? ['setpriv', ['--pdeathsig', 'TERM', '--', binary, ...args]] : [binary, args];
 
 /** Asks the OS for a free TCP port on the loopback interface. */
 export const freePort = (host = '127.0.0.1'): Promise<number> =>
@@ -133,7 +153,8 @@ export const startLocalNatsServer = async (options: LocalNatsOptions): Promise<L
   const pidFile = join(options.storeDir, 'nats-server.pid');
   await stopStaleServer(options.storeDir, pidFile);
   const args = ['-js', '-sd', options.storeDir, '-a', host, '-p', String(port), '-P', pidFile, ...(options.extraArgs ?? [])];
-  const child = spawn(options.binary ?? natsServerBinary(), args, {
+  const [command, commandArgs] = commandFor(options.binary ?? natsServerBinary(), args, options.exitWithParent ?? false);
+  const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
