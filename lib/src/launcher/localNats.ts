@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { startLocalNatsServer, type LocalNatsServer } from '../nats';
+import { startLocalNatsServer, type LocalClusterPlan, type LocalNatsOptions, type LocalNatsServer } from '../nats';
 import type { Logger } from '../log';
 import { DEFAULT_RESTART_POLICY, RestartBackoff, type RestartPolicy } from './children';
 
@@ -25,62 +25,56 @@ class OutputTail extends Writable {
 }
 
 export interface WatchedNatsOptions {
-  storeDir: string;
-  /** 0: a free port, kept for every restart (the services reconnect to the URL they were given). */
-  port: number;
-  binary: string;
+  /**
+   * Store, port (0: a free one, kept for every restart: the services reconnect to the URL they were given), binary and
+   * a cluster node's arguments; the watcher adds its output capture, exit hook, process group and parent-death signal.
+   */
+  server: Omit<LocalNatsOptions, 'log' | 'onExit' | 'detached' | 'exitWithParent'>;
+  /** A cluster node's name (n1..nN), in every log line about it; absent for the single server. */
+  node?: string;
   logger: Logger;
   policy?: RestartPolicy;
 }
 
 /**
- * The launcher's own nats-server, kept running while the launcher runs: when it exits (a crash, an OOM kill, a stray
- * `kill`) the exit and the tail of its output are logged, and it is started again on the same port and store with
- * the services' backoff. Without this every service stayed unready for good (they reconnect by themselves, but to
- * nothing), with no word in the log. It runs in a process group of its own, so a Ctrl-C in the terminal does not stop
- * it before the services have closed (see `Supervised`). It ends when the launcher dies, even by SIGKILL
- * (`exitWithParent`); where that is not available, the next start on the same DATA_DIR stops it first.
+ * One of the launcher's own nats-servers (the single one, or a cluster node), kept running while the launcher runs:
+ * when it exits (a crash, an OOM kill, a stray `kill`) the exit and the tail of its output are logged, and it is
+ * started again on the same ports and store with the services' backoff. Without this every service stayed unready
+ * for good on a single server (they reconnect by themselves, but to nothing), and a cluster ran one node short, then
+ * lost its quorum at the next death, with no word in the log. It runs in a process group of its own, so a Ctrl-C in
+ * the terminal does not stop it before the services have closed (see `Supervised`), and it ends when the launcher dies
+ * even by SIGKILL (`exitWithParent`); where that is not available, the next start on the same DATA_DIR stops it first.
  */
 export class WatchedNatsServer {
   private stopping = false;
   private restartTimer: NodeJS.Timeout | null = null;
   private restarting: Promise<void> | null = null;
   private readonly backoff: RestartBackoff;
+  private server: LocalNatsServer | null = null;
 
-  private constructor(
-    private server: LocalNatsServer,
-    private readonly options: WatchedNatsOptions,
-  ) {
+  private constructor(private options: WatchedNatsOptions) {
     this.backoff = new RestartBackoff(options.policy ?? DEFAULT_RESTART_POLICY);
   }
 
   /** Starts the server; a first start that fails throws (the launcher cannot go on without NATS). */
   static async start(options: WatchedNatsOptions): Promise<WatchedNatsServer> {
-    let watched: WatchedNatsServer | null = null;
-    const tail = new OutputTail();
-    const server = await startLocalNatsServer({
-      storeDir: options.storeDir,
-      port: options.port,
-      binary: options.binary,
-      log: tail,
-      detached: true,
-      exitWithParent: true,
-      onExit: (code, signal) => watched?.exited(code, signal, tail),
-    });
-    watched = new WatchedNatsServer(server, { ...options, port: server.port });
+    const watched = new WatchedNatsServer(options);
+    const server = await watched.launch(new OutputTail());
+    watched.options = { ...options, server: { ...options.server, port: server.port } };
+    options.logger.info(watched.describe(), 'started local nats-server');
     return watched;
   }
 
   get url(): string {
-    return this.server.url;
+    return this.current.url;
   }
 
   get pid(): number {
-    return this.server.pid;
+    return this.current.pid;
   }
 
   get storeDir(): string {
-    return this.server.storeDir;
+    return this.current.storeDir;
   }
 
   /** Stops the server for good (no restart after this); waits for a restart under way to finish first. */
@@ -88,14 +82,34 @@ export class WatchedNatsServer {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     await this.restarting;
-    await this.server.stop();
+    await this.server?.stop();
+  }
+
+  private get current(): LocalNatsServer {
+    if (!this.server) throw new Error('the nats-server has not started');
+    return this.server;
+  }
+
+  private describe(): Record<string, unknown> {
+    return { ...(this.options.node ? { node: this.options.node } : {}), url: this.current.url, natsPid: this.current.pid, storeDir: this.current.storeDir };
+  }
+
+  private async launch(tail: OutputTail): Promise<LocalNatsServer> {
+    this.server = await startLocalNatsServer({
+      ...this.options.server,
+      log: tail,
+      detached: true,
+      exitWithParent: true,
+      onExit: (code, signal) => this.exited(code, signal, tail),
+    });
+    return this.server;
   }
 
   private exited(code: number | null, signal: NodeJS.Signals | null, tail: OutputTail): void {
     if (this.stopping) return;
     const restartInMs = this.backoff.nextDelayMs();
     this.options.logger.error(
-      { natsPid: this.server.pid, code, signal, output: tail.lines(), restartInMs },
+      { ...this.describe(), code, signal, output: tail.lines(), restartInMs },
       'local nats-server exited; restarting it on the same port and store',
     );
     this.scheduleRestart(restartInMs);
@@ -112,25 +126,39 @@ export class WatchedNatsServer {
     if (this.stopping) return;
     const tail = new OutputTail();
     try {
-      this.server = await startLocalNatsServer({
-        storeDir: this.options.storeDir,
-        port: this.options.port,
-        binary: this.options.binary,
-        log: tail,
-        detached: true,
-        exitWithParent: true,
-        onExit: (code, signal) => this.exited(code, signal, tail),
-      });
+      await this.launch(tail);
       this.backoff.started();
-      this.options.logger.warn({ url: this.server.url, natsPid: this.server.pid, storeDir: this.server.storeDir }, 'restarted local nats-server');
+      this.options.logger.warn(this.describe(), 'restarted local nats-server');
     } catch (error) {
       if (this.stopping) return;
       const restartInMs = this.backoff.nextDelayMs();
-      this.options.logger.error({ err: error, output: tail.lines(), restartInMs }, 'local nats-server did not start again; retrying');
+      const node = this.options.node ? { node: this.options.node } : {};
+      this.options.logger.error({ ...node, err: error, output: tail.lines(), restartInMs }, 'local nats-server did not start again; retrying');
       this.scheduleRestart(restartInMs);
     }
   }
 }
+
+/** A local cluster's nodes, each under a watcher of its own: a node that dies is restarted like the single server. */
+export interface WatchedNatsCluster {
+  readonly url: string;
+  readonly nodes: readonly WatchedNatsServer[];
+  stop(): Promise<void>;
+}
+
+/** Starts every node of `plan` at once; if one cannot start, the others are stopped and the first error is thrown. */
+export const startWatchedCluster = async (plan: LocalClusterPlan, logger: Logger, policy?: RestartPolicy): Promise<WatchedNatsCluster> => {
+  const started = await Promise.allSettled(
+    plan.nodes.map(({ name, options }) => WatchedNatsServer.start({ server: options, node: name, logger, ...(policy ? { policy } : {}) })),
+  );
+  const nodes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(nodes.map((node) => node.stop()));
+    throw failed.reason;
+  }
+  return { url: plan.url, nodes, stop: async () => void (await Promise.all(nodes.map((node) => node.stop()))) };
+};
 
 /**
  * The replicas of every stream and bucket on the launcher's own NATS: `NATS_REPLICAS` when set, else min(size, 3); or

@@ -5,10 +5,10 @@ import { issueToken } from '../auth';
 import { envInt, envOptional, envPort, envString } from '../config';
 import { redactUserinfo } from '../log';
 import { mainLogger } from '../ops';
-import { freeFixedPort, listenProblem, natsServerBinary, natsServerVersion, startLocalNatsCluster } from '../nats';
+import { freeFixedPort, listenProblem, natsServerBinary, natsServerVersion, planLocalCluster } from '../nats';
 import { Supervised } from './children';
 import { loadJwtSecret, resolveDataDir } from './dataDir';
-import { localReplicas, WatchedNatsServer } from './localNats';
+import { localReplicas, startWatchedCluster, WatchedNatsServer } from './localNats';
 import { acquireLauncherLock, LauncherRunning } from './lock';
 
 /**
@@ -45,11 +45,6 @@ interface LocalNats {
 }
 
 /**
- * Unless NATS_URL is set: one nats-server with its store in DATA_DIR/nats, or with NATS_CLUSTER_SIZE=N (N >= 2) a
- * JetStream cluster of N nodes on loopback with their stores in DATA_DIR/nats-cluster/n1..nN, and every stream and
- * bucket replicated min(N, 3) times (NATS_REPLICAS overrides; refused when it does not fit, see localReplicas).
- */
-/**
  * The command that makes more tokens for this gateway, ready to paste: `--silent` (npm's own lines would end up in a
  * `$(...)` capture) and the DATA_DIR whose secret signs them (elsewhere the CLI finds none and says so).
  */
@@ -58,6 +53,12 @@ const moreTokens = (env: NodeJS.ProcessEnv, dataDir: string): string => {
   return `${where}npm run --silent token -- --account NAME`;
 };
 
+/**
+ * Unless NATS_URL is set: one nats-server with its store in DATA_DIR/nats, or with NATS_CLUSTER_SIZE=N (N >= 2) a
+ * JetStream cluster of N nodes on loopback with their stores in DATA_DIR/nats-cluster/n1..nN, and every stream and
+ * bucket replicated min(N, 3) times (NATS_REPLICAS overrides; refused when it does not fit, see localReplicas).
+ * Each server is watched: restarted when it dies, ended when the launcher dies (WatchedNatsServer).
+ */
 const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<LocalNats | null> => {
   if (envOptional(env, 'NATS_URL')) return null;
   const binary = natsServerBinary(env);
@@ -68,12 +69,11 @@ const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<
   const local = localReplicas(configured, size);
   if ('problem' in local) return refuse(local.problem);
   if (size <= 1) {
-    const server = await WatchedNatsServer.start({ storeDir: join(dataDir, 'nats'), port: envPort(env, 'NATS_PORT', 0), binary, logger });
-    logger.info({ url: server.url, natsPid: server.pid, storeDir: server.storeDir, version }, 'started local nats-server');
+    const server = await WatchedNatsServer.start({ server: { storeDir: join(dataDir, 'nats'), port: envPort(env, 'NATS_PORT', 0), binary }, logger });
     return { url: server.url, replicas: 1, description: `${server.url} (nats-server ${version}, store ${server.storeDir})`, stop: () => server.stop() };
   }
   const replicas = local.replicas;
-  const cluster = await startLocalNatsCluster({ size, baseDir: join(dataDir, 'nats-cluster'), binary, detached: true });
+  const cluster = await startWatchedCluster(await planLocalCluster({ size, baseDir: join(dataDir, 'nats-cluster'), binary }), logger);
   logger.info({ url: cluster.url, size, replicas, version }, 'started a local nats-server cluster');
   return {
     url: cluster.url,

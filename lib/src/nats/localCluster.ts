@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startLocalNatsServer, type LocalNatsServer } from './localServer';
+import { startLocalNatsServer, type LocalNatsOptions, type LocalNatsServer } from './localServer';
 import { freeFixedPort } from './ports';
 
 /** One node of a local cluster; `restart()` starts it again on the same ports and store, as a machine coming back. */
@@ -36,16 +36,20 @@ export interface LocalClusterOptions {
   clusterName?: string;
   binary?: string;
   log?: NodeJS.WritableStream;
-  /** Each node in a process group of its own (see `LocalNatsOptions.detached`). */
-  detached?: boolean;
+}
+
+/** Where and how each node of a cluster runs, ports picked: what starts it, and starts it again after it died. */
+export interface LocalClusterPlan {
+  /** Every node's client URL, comma-separated. */
+  readonly url: string;
+  readonly nodes: ReadonlyArray<{ readonly name: string; readonly url: string; readonly options: LocalNatsOptions }>;
 }
 
 /**
- * Starts `size` nats-server nodes routed to each other (names n1..nN). It resolves once every node accepts client
- * connections; JetStream is usable once the nodes have elected a meta leader (about 0.5 s on a fresh cluster, ~6 s
- * when restarted on existing stores), which the services wait for by themselves.
+ * Names (n1..nN), ports and routes of a local cluster, without starting it: the quickstart launcher starts each node
+ * under a watcher of its own (restarted when it dies), tests and benches through `startLocalNatsCluster`.
  */
-export const startLocalNatsCluster = async (options: LocalClusterOptions): Promise<LocalNatsCluster> => {
+export const planLocalCluster = async (options: LocalClusterOptions): Promise<LocalClusterPlan> => {
   if (!Number.isInteger(options.size) || options.size < 2) throw new Error(`a cluster needs at least 2 nodes, got ${options.size}`);
   const host = options.host ?? '127.0.0.1';
   const names = Array.from({ length: options.size }, (_, i) => `n${i + 1}`);
@@ -58,17 +62,30 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
     routePorts.push(await freeFixedPort());
   }
   const routes = routePorts.map((port) => `nats://${host}:${port}`).join(',');
-  const start = (i: number): Promise<LocalNatsServer> =>
-    startLocalNatsServer({
-      storeDir: join(options.baseDir, names[i]!),
+  const nodes = names.map((name, i) => ({
+    name,
+    url: `nats://${host}:${clientPorts[i]!}`,
+    options: {
+      storeDir: join(options.baseDir, name),
       port: clientPorts[i]!,
       host,
       ...(options.binary ? { binary: options.binary } : {}),
       ...(options.log ? { log: options.log } : {}),
-      ...(options.detached ? { detached: true } : {}),
-      extraArgs: ['-n', names[i]!, '--cluster_name', options.clusterName ?? 'wagw', '--cluster', `nats://${host}:${routePorts[i]!}`, '--routes', routes],
-    });
-  const started = await Promise.allSettled(names.map((_, i) => start(i)));
+      extraArgs: ['-n', name, '--cluster_name', options.clusterName ?? 'wagw', '--cluster', `nats://${host}:${routePorts[i]!}`, '--routes', routes],
+    },
+  }));
+  return { url: nodes.map((n) => n.url).join(','), nodes };
+};
+
+/**
+ * Starts `size` nats-server nodes routed to each other (names n1..nN). It resolves once every node accepts client
+ * connections; JetStream is usable once the nodes have elected a meta leader (about 0.5 s on a fresh cluster, ~6 s
+ * when restarted on existing stores), which the services wait for by themselves.
+ */
+export const startLocalNatsCluster = async (options: LocalClusterOptions): Promise<LocalNatsCluster> => {
+  const plan = await planLocalCluster(options);
+  const start = (i: number): Promise<LocalNatsServer> => startLocalNatsServer(plan.nodes[i]!.options);
+  const started = await Promise.allSettled(plan.nodes.map((_, i) => start(i)));
   const servers: (LocalNatsServer | null)[] = started.map((s) => (s.status === 'fulfilled' ? s.value : null));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {
@@ -76,9 +93,9 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
     await Promise.all(servers.flatMap((server) => (server ? [server.stop()] : [])));
     throw failed.reason;
   }
-  const nodes = names.map((name, i): LocalClusterNode => ({
+  const nodes = plan.nodes.map(({ name, url }, i): LocalClusterNode => ({
     name,
-    url: `nats://${host}:${clientPorts[i]!}`,
+    url,
     get running() {
       return servers[i] !== null;
     },
@@ -99,7 +116,7 @@ export const startLocalNatsCluster = async (options: LocalClusterOptions): Promi
     },
   }));
   return {
-    url: nodes.map((n) => n.url).join(','),
+    url: plan.url,
     nodes,
     node: (name) => {
       const found = nodes.find((n) => n.name === name);
