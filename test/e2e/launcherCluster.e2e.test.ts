@@ -83,8 +83,8 @@ describe('launcher with NATS_CLUSTER_SIZE=3', () => {
     expect(children.filter((c) => c.cmdline.includes('nats-server'))).toHaveLength(3);
     launched.process.kill('SIGKILL');
     const pids = (orphans = children.map((c) => c.pid));
-    // A service's shutdown is bounded at 25 s (runMain): with NATS ended beside it, its clean close may wait that long.
-    for (const deadline = Date.now() + 30_000; pids.some(alive) && Date.now() < deadline;) await sleep(200);
+    // A service that sees its launcher gone shuts down within 5 s (runMain), noticed within 1 s; the rest is a loaded machine's slack.
+    for (const deadline = Date.now() + 15_000; pids.some(alive) && Date.now() < deadline;) await sleep(200);
     expect(children.filter((c) => alive(c.pid)).map((c) => c.cmdline)).toEqual([]);
     await start();
     expect(await instanceCount()).toBe(2);

@@ -33,6 +33,42 @@ describe('runMain', () => {
     expect(lines[0]).not.toHaveProperty('err');
   });
 
+  it.each([
+    // The launcher's death is noticed at the next parent check (each second), a signal at once.
+    ['the launcher is gone (SIGKILLed, its nats-server with it)', 5_000, 1_000],
+    ['SIGTERM', 25_000, 0],
+  ])('when %s, a close that hangs ends the process with exit code 1 after %i ms', async (why, deadlineMs, noticedAfterMs) => {
+    jest.useFakeTimers();
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    // The parent pid as the service sees it: the launcher's, then init's once the launcher died.
+    const original = Object.getOwnPropertyDescriptor(process, 'ppid');
+    let parentPid = process.ppid;
+    Object.defineProperty(process, 'ppid', { configurable: true, get: () => parentPid });
+    const before = process.listeners('SIGTERM');
+    const env = process.env.EXIT_WITH_PARENT;
+    process.env.EXIT_WITH_PARENT = '1';
+    try {
+      const { logger, lines } = capturingLogger();
+      runMain(logger, async () => ({ close: () => new Promise<void>(() => undefined) }));
+      // start() resolved: the shutdown handlers are set.
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      if (why === 'SIGTERM') process.listeners('SIGTERM').find((listener) => !before.includes(listener))?.('SIGTERM');
+      else parentPid = 1;
+      jest.advanceTimersByTime(noticedAfterMs + deadlineMs - 1);
+      expect(exit).not.toHaveBeenCalled();
+      jest.advanceTimersByTime(1);
+      expect(exit).toHaveBeenCalledWith(1);
+      expect(lines.map((line) => line.msg)).toEqual(['shutting down', 'shutdown took too long; exiting']);
+    } finally {
+      for (const listener of process.listeners('SIGTERM')) if (!before.includes(listener)) process.removeListener('SIGTERM', listener);
+      for (const listener of process.listeners('SIGINT')) process.removeListener('SIGINT', listener);
+      if (env === undefined) delete process.env.EXIT_WITH_PARENT;
+      else process.env.EXIT_WITH_PARENT = env;
+      if (original) Object.defineProperty(process, 'ppid', original);
+      jest.useRealTimers();
+    }
+  });
+
   it('a bad LOG_LEVEL stops the process with one line, not the stack of an exception thrown at load', () => {
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const exited: number[] = [];

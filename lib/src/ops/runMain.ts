@@ -3,6 +3,12 @@ import { createLogger, type Logger } from '../log';
 
 /** A clean shutdown that takes longer than this (NATS gone, a hung close) ends with exit code 1 instead. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
+/**
+ * The same when the launcher is gone: it was SIGKILLed, and its nats-server died with it (it runs under a parent-death
+ * signal), so a clean close would wait on NATS until SHUTDOWN_DEADLINE_MS (a webhooks service did, 25 s), holding its
+ * ports against the launcher started next.
+ */
+const ORPHAN_SHUTDOWN_DEADLINE_MS = 5_000;
 const PARENT_CHECK_MS = 1_000;
 
 /**
@@ -17,14 +23,14 @@ export const runMain = (logger: Logger, start: () => Promise<{ close(): Promise<
   new Promise<{ close(): Promise<void> }>((resolve) => resolve(start())).then(
     (running) => {
       let stopping = false;
-      const stop = (why: string): void => {
+      const stop = (why: string, deadlineMs = SHUTDOWN_DEADLINE_MS): void => {
         if (stopping) return;
         stopping = true;
         logger.info({ why }, 'shutting down');
         setTimeout(() => {
-          logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long; exiting');
+          logger.error({ deadlineMs }, 'shutdown took too long; exiting');
           process.exit(1);
-        }, SHUTDOWN_DEADLINE_MS).unref();
+        }, deadlineMs).unref();
         running.close().then(
           () => process.exit(0),
           (error: unknown) => {
@@ -37,7 +43,7 @@ export const runMain = (logger: Logger, start: () => Promise<{ close(): Promise<
       process.once('SIGTERM', () => stop('SIGTERM'));
       if (process.env.EXIT_WITH_PARENT === '1') {
         setInterval(() => {
-          if (process.ppid !== parent) stop('the launcher is gone');
+          if (process.ppid !== parent) stop('the launcher is gone', ORPHAN_SHUTDOWN_DEADLINE_MS);
         }, PARENT_CHECK_MS).unref();
       }
     },
