@@ -1,6 +1,7 @@
 import { WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 import { stackWithReceiver } from '../harness/receiverStack';
 import { linkInSandbox } from '../harness/sandboxLink';
+import { SseReader } from '../harness/sseReader';
 
 describe('HTTP semantics: methods, paging, webhook event filters', () => {
   const context = stackWithReceiver();
@@ -119,6 +120,28 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
     expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toBeNull();
     expect((await set('')).status).toBe(200);
     expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toMatchObject({ events: [...WEBHOOK_EVENT_TYPE_NAMES] });
+  });
+
+  it('refuses a types filter of separators only (types=,) with 400 invalid_types on history, events and replays; an empty types= is no filter', async () => {
+    const id = await create('acme');
+    const hook = await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(context.receiver.url('/types'))}`);
+    context.receiver.secret('/types', hook.body.signing_secret as string);
+    const since = encodeURIComponent(new Date().toISOString());
+    const routes = [`/v1/history?instance_id=${id}`, `/v1/events?instance_id=${id}`, `/v1/replay_webhooks?instance_id=${id}&since=${since}`];
+    for (const route of routes) {
+      for (const types of [',', '%20,%20', ',,', '%20']) {
+        const r = await context.stack.call(`${route}&types=${types}`);
+        expect([route, types, r.status, r.body.code]).toEqual([route, types, 400, 'invalid_types']);
+        expect(r.body.error).toContain('types names no');
+      }
+    }
+    const history = await context.stack.call(`/v1/history?instance_id=${id}&types=`);
+    expect(history.status).toBe(200);
+    expect((history.body.events as Array<{ type: string }>).map((e) => e.type)).toContain('InstanceCreated');
+    expect((await context.stack.call(`/v1/replay_webhooks?instance_id=${id}&since=${since}&types=`)).status).toBe(200);
+    const stream = new SseReader(`${context.stack.baseUrl}/v1/events?instance_id=${id}&types=`, { authorization: `Bearer ${context.stack.token()}` });
+    expect((await stream.opened()).status).toBe(200);
+    stream.close();
   });
 
   it('delivers only the event types of the filter: a reset outside it is not delivered, one inside it is', async () => {

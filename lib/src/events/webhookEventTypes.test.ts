@@ -1,4 +1,4 @@
-import { parseWebhookEventFilter, WEBHOOK_EVENT_TYPE_NAMES } from './webhookEventTypes';
+import { parseWebhookEventFilter, parseWebhookEventTypes, WEBHOOK_EVENT_TYPE_NAMES } from './webhookEventTypes';
 
 const codeOf = (run: () => unknown): string | undefined => {
   try {
@@ -32,5 +32,10 @@ describe('parseWebhookEventFilter', () => {
 
   it('refuses a split list of blanks alike (a gRPC caller)', () => {
     expect(codeOf(() => parseWebhookEventFilter(['', ' ']))).toBe('invalid_events');
+  });
+
+  it('refuses the same mistake in the types filter of /v1/events and /v1/replay_webhooks with its own code', () => {
+    expect(codeOf(() => parseWebhookEventTypes(',', 'types'))).toBe('invalid_types');
+    expect(parseWebhookEventTypes('', 'types')).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ Types: ${WEBHOOK_EVENT_TYPE_NAMES.join(', ')}.
 Without Last-Event-ID the stream starts with the next event; with it, right after that event (nothing lost, nothing
 repeated). Comment lines (\`: heartbeat\`) keep idle streams open. A reader that falls too far behind, a service restart or a gateway shutdown end the stream
 with a last \`event: end\` whose data is \`{ error, code }\` (\`slow_reader\`, \`stream_ended\`, \`server_shutdown\`, \`token_revoked\`, \`token_expired\`, ...):
-reconnect with Last-Event-ID. 400 \`invalid_types\` for an unknown type, \`invalid_last_event_id\` for an id that is
+reconnect with Last-Event-ID. 400 \`invalid_types\` for an unknown type or only commas and blanks (\`types=,\`), \`invalid_last_event_id\` for an id that is
 not one (or lies past the end of the log); 404 for an unknown or another account's instance.`;
 
 const SHUTTING_DOWN = 'The gateway is shutting down; reconnect with Last-Event-ID';
@@ -46,7 +46,12 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{
         querystring: Type.Object({
           instance_id: Type.Optional(InstanceId),
           types: Type.Optional(
-            Type.String({ maxLength: 1024, description: 'Comma-separated webhook event types', examples: ['message.received,message.read'] }),
+            Type.String({
+              maxLength: 1024,
+              description:
+                'Comma-separated webhook event types. Absent or empty: every type. An unknown type, or only commas and blanks (`,`), answers 400 invalid_types',
+              examples: ['message.received,message.read'],
+            }),
           ),
           access_token: AccessToken,
         }),
@@ -77,10 +82,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{
         {
           account: request.account,
           instanceId,
-          types: types
-            .split(',')
-            .map((t) => t.trim())
-            .filter((t) => t.length > 0),
+          // Split only: blanks travel on, so the webhooks service tells `types=,` (a 400) from an empty `types=` (all).
+          types: types === '' ? [] : types.split(','),
           lastEventId: request.headers['last-event-id'] ?? '',
         },
         gone.signal,

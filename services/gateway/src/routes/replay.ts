@@ -19,7 +19,12 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
           since: Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] }),
           until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
           types: Type.Optional(
-            Type.String({ maxLength: 1024, description: 'Comma-separated webhook event types; all when absent', examples: ['message.received,message.sent'] }),
+            Type.String({
+              maxLength: 1024,
+              description:
+                'Comma-separated webhook event types. Absent or empty: every type. An unknown type, or only commas and blanks (`,`), answers 400 invalid_types',
+              examples: ['message.received,message.sent'],
+            }),
           ),
           access_token: AccessToken,
         }),

@@ -49,7 +49,7 @@ interface ParsedFilters {
 
 /** Checks the filters (400 with the field's name for a bad one) and picks the streams to read. */
 export const parseFilters = (instanceId: string, filters: HistoryFilters): ParsedFilters => {
-  const listed = parseNameList(filters.types, { known: HISTORY_EVENT_TYPES, code: 'invalid_types', noun: 'event type' });
+  const listed = parseNameList(filters.types, { known: HISTORY_EVENT_TYPES, field: 'types', code: 'invalid_types', noun: 'event type' });
   const since = filters.since ? parseIsoTime(filters.since, 'since').getTime() : null;
   const until = filters.until ? parseIsoTime(filters.until, 'until').getTime() : null;
   if (since !== null && until !== null && until < since) throw invalidArgument('invalid_time_range', 'until must not be before since');

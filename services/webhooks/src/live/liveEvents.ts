@@ -37,7 +37,7 @@ export class LiveEvents {
 
   /** Checks the query (4xx errors before anything streams) and opens the feed. */
   async open(query: LiveQuery): Promise<LiveFeed> {
-    const listed = parseWebhookEventTypes(query.types, 'invalid_types');
+    const listed = parseWebhookEventTypes(query.types, 'types');
     const types = listed.length > 0 ? new Set<string>(listed) : null;
     const resume = query.lastEventId ? parseWebhookEventId(query.lastEventId) : null;
     if (query.lastEventId && !resume) throw invalidArgument('invalid_last_event_id', 'Last-Event-ID must be an event id (evt_<sequence>_<index>)');

@@ -18,7 +18,7 @@ export const decideReplay = (command: ReplayCommand, webhookEnabled: boolean): R
   const since = parseIsoTime(command.since, 'since').getTime();
   const until = command.until ? parseIsoTime(command.until, 'until').getTime() : null;
   if (until !== null && until < since) throw invalidArgument('invalid_time_range', 'until must not be before since');
-  const types: string[] = parseWebhookEventTypes(command.types, 'invalid_types');
+  const types: string[] = parseWebhookEventTypes(command.types, 'types');
   assertWebhookOn(webhookEnabled, 'replaying events to it');
   return [replayEvent('ReplayRequested', command.now, { replay_id: command.replayId, instance_id: command.instanceId, since, until, types })];
 };
