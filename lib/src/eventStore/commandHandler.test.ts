@@ -1,6 +1,6 @@
 import { asCurrentEvent, handleCommand, type Decider } from './commandHandler';
 import { InMemoryEventStore } from './inMemoryEventStore';
-import type { NewEvent } from './port';
+import { ExpectedVersionConflictError, type AppendOptions, type AppendResult, type NewEvent } from './port';
 
 /** A register created once: a second create by its owner changes nothing, by anyone else is refused. */
 type Created = NewEvent & { type: 'Created'; data: { owner: string } };
@@ -40,5 +40,25 @@ describe('handleCommand with expectNew (no read before the first append)', () =>
     await handleCommand(store, register, 'R1.register', { owner: 'a' }, { commandId: 'c1', expectNew: true });
     const repeat = await handleCommand(store, register, 'R1.register', { owner: 'a' }, { commandId: 'c1', expectNew: true });
     expect(repeat).toMatchObject({ state: 'a', version: 1, events: [] });
+  });
+});
+
+describe('handleCommand when every retry meets a version conflict', () => {
+  /** A store whose every append of an expected version is overtaken by another writer's. */
+  class Overtaken extends InMemoryEventStore {
+    appends = 0;
+    override async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+      this.appends++;
+      if (options.expectedVersion === 'any') return super.append(stream, events, options);
+      throw new ExpectedVersionConflictError(stream, options.expectedVersion);
+    }
+  }
+
+  it('gives up after maxAttempts with a retryable concurrent_update, the last conflict as its cause', async () => {
+    const store = new Overtaken();
+    const failure = handleCommand(store, register, 'R1.register', { owner: 'a' }, { commandId: 'c1', maxAttempts: 3 });
+    await expect(failure).rejects.toMatchObject({ kind: 'unavailable', code: 'concurrent_update', retryAfterS: 1 });
+    await expect(failure).rejects.toHaveProperty('cause', expect.any(ExpectedVersionConflictError));
+    expect(store.appends).toBe(3);
   });
 });

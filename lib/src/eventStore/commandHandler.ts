@@ -1,4 +1,4 @@
-import { isVersionConflict, type Commit, type EventStore, type NewEvent, type RecordedEvent } from './port';
+import { concurrentUpdate, isVersionConflict, type Commit, type EventStore, type NewEvent, type RecordedEvent } from './port';
 
 /**
  * A stored event as a domain event of the current schema, for aggregates whose events are all still at version 1
@@ -89,10 +89,13 @@ export const stateAt = <C, E extends NewEvent, S>(decider: Decider<C, E, S>, com
   return { state, version };
 };
 
+/** How many times a command is tried when it keeps meeting a version conflict, unless its options say otherwise. */
+export const COMMAND_MAX_ATTEMPTS = 10;
+
 export interface CommandHandlerOptions<S> {
   commandId: string;
   cache?: AggregateCache<S>;
-  /** How many times a version conflict is retried with fresh state, after a short random pause (default 10). */
+  /** How many times a version conflict is retried with fresh state, after a short random pause (default COMMAND_MAX_ATTEMPTS). */
   maxAttempts?: number;
   /**
    * The caller's read model has never seen the stream (a create): the first attempt decides on the initial state
@@ -105,7 +108,8 @@ export interface CommandHandlerOptions<S> {
 
 /**
  * The one command-handler shape: load -> decide -> append with the command id and the expected version ->
- * on a version conflict only, load again and retry. Returns the state after the command.
+ * on a version conflict only, load again and retry; once the attempts run out, a retryable 503 `concurrent_update`.
+ * Returns the state after the command.
  */
 export const handleCommand = async <C, E extends NewEvent, S>(
   store: EventStore,
@@ -114,7 +118,7 @@ export const handleCommand = async <C, E extends NewEvent, S>(
   command: C,
   options: CommandHandlerOptions<S>,
 ): Promise<Loaded<S> & { events: E[] }> => {
-  const maxAttempts = options.maxAttempts ?? 10;
+  const maxAttempts = options.maxAttempts ?? COMMAND_MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
     const { state, version } =
       attempt === 1 && options.expectNew ? { state: decider.initialState(), version: 0 } : await loadAggregate(store, decider, stream, options.cache);
@@ -127,7 +131,8 @@ export const handleCommand = async <C, E extends NewEvent, S>(
       options.cache?.set(stream, next);
       return { ...next, events };
     } catch (error) {
-      if (!isVersionConflict(error) || attempt >= maxAttempts) throw error;
+      if (!isVersionConflict(error)) throw error;
+      if (attempt >= maxAttempts) throw concurrentUpdate(error);
       // Writers racing on one aggregate spread out instead of colliding again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }

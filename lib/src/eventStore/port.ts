@@ -146,6 +146,15 @@ export class ExpectedVersionConflictError extends AppError {
 
 export const isVersionConflict = (error: unknown): error is ExpectedVersionConflictError => error instanceof ExpectedVersionConflictError;
 
+/**
+ * What a client hears of a version conflict that retrying with fresh state did not resolve (commandHandler's retries
+ * ran out, or one escaped a service: grpc/errors.ts). Not the store's 409 `version_conflict`: nothing in the instance's
+ * state refuses the request, another writer was faster each time, so the one thing a client can do is retry, which a
+ * 503 with Retry-After says in the error model every route documents. The stream and version stay in the cause (logs).
+ */
+export const concurrentUpdate = (cause: ExpectedVersionConflictError): AppError =>
+  new AppError('unavailable', 'concurrent_update', 'The instance was changed concurrently by another request; retry', { cause, retryAfterS: 1 });
+
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
 /** Checks a stream name: dot-separated tokens of letters, digits, `_` and `-`. */

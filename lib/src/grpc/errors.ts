@@ -1,5 +1,6 @@
 import { Metadata, status as Status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AppError, type ErrorKind } from '../errors';
+import { concurrentUpdate, isVersionConflict } from '../eventStore/port';
 
 const KIND_TO_STATUS: Record<ErrorKind, Status> = {
   invalid_argument: Status.INVALID_ARGUMENT,
@@ -15,9 +16,16 @@ const KIND_TO_STATUS: Record<ErrorKind, Status> = {
 
 const KINDS = new Set<string>(Object.keys(KIND_TO_STATUS));
 
+/**
+ * The error a caller is told. The event store's version conflict is internal (a service retries it); one that got
+ * past those retries is the retryable concurrent_update, never a 409 no operation documents.
+ */
+const answerable = (error: unknown): unknown => (isVersionConflict(error) ? concurrentUpdate(error) : error);
+
 /** An AppError as a gRPC status; anything else becomes INTERNAL with no detail (the cause stays in the log). */
-export const toStatus = (error: unknown): Partial<StatusObject> => {
+export const toStatus = (thrown: unknown): Partial<StatusObject> => {
   const metadata = new Metadata();
+  const error = answerable(thrown);
   if (error instanceof AppError) {
     metadata.set('error-kind', error.kind);
     metadata.set('error-code', error.code);
@@ -65,10 +73,12 @@ export interface ErrorDetail {
   retryAfterS?: number;
 }
 
-export const toErrorDetail = (error: unknown): ErrorDetail =>
-  error instanceof AppError
+export const toErrorDetail = (thrown: unknown): ErrorDetail => {
+  const error = answerable(thrown);
+  return error instanceof AppError
     ? { kind: error.kind, code: error.code, message: error.message, ...(error.retryAfterS === undefined ? {} : { retryAfterS: error.retryAfterS }) }
     : { kind: 'internal', code: 'internal', message: 'Internal error' };
+};
 
 export const fromErrorDetail = (detail: ErrorDetail): AppError =>
   KINDS.has(detail.kind)

@@ -78,7 +78,8 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
     headers: { ...headers('Retry-After'), ...RATE_LIMIT_HEADERS },
   },
   503: {
-    description: 'A dependency is down or electing a leader: retry after `Retry-After` seconds',
+    description:
+      'A dependency is down or electing a leader, or the instance was changed concurrently by another request more often than the service retries (`concurrent_update`): retry after `Retry-After` seconds',
     example: { error: 'The event store (NATS) is unreachable', code: 'event_store_unavailable' },
     headers: headers('Retry-After'),
   },

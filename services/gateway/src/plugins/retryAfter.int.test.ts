@@ -1,4 +1,4 @@
-import { AppError, issueToken } from '@wagw/lib';
+import { AppError, concurrentUpdate, ExpectedVersionConflictError, issueToken } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { WindowCounter } from '../rateLimit/windowCounter';
 import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
@@ -56,6 +56,7 @@ describe('Retry-After on the answers a client should retry', () => {
     ['a 429 whose wait it does not (a full send queue): 1 s', new AppError('rate_limited', 'send_queue_full', 'queue full'), 429, '1'],
     ['a 503 (NATS down): 2 s', new AppError('unavailable', 'event_store_unavailable', 'NATS is unreachable'), 503, '2'],
     ['a 503 with a wait of its own, in whole seconds', new AppError('unavailable', 'service_restarting', 'restarting', { retryAfterS: 4.2 }), 503, '5'],
+    ['a 503 concurrent_update (a version conflict past the retries): 1 s', concurrentUpdate(new ExpectedVersionConflictError('I.instance', 3)), 503, '1'],
   ])('answers %s with Retry-After', async (_case, error, status, retryAfter) => {
     refusal = error;
     expect(await send(`acct-${error.code}`)).toEqual({ status, retryAfter, code: error.code });
