@@ -1,4 +1,15 @@
-import { AppError, isAppError, LogThrottle, SUBJECTS, unavailable, type Logger, type NatsHandle, type Ownership } from '@wagw/lib';
+import {
+  fromErrorDetail,
+  isAppError,
+  LogThrottle,
+  SUBJECTS,
+  toErrorDetail,
+  unavailable,
+  type ErrorDetail,
+  type Logger,
+  type NatsHandle,
+  type Ownership,
+} from '@wagw/lib';
 import type { Subscription } from '@nats-io/transport-node';
 import type { GroupInfo, NumberCheck } from '../connector/port';
 
@@ -28,7 +39,8 @@ export interface SandboxInboundCall {
 }
 
 type Call = { [K in keyof OwnerOps]: { op: K; instanceId: string; args: Parameters<OwnerOps[K]> } }[keyof OwnerOps];
-type Reply = { ok: true; value: unknown } | { ok: false; kind: AppError['kind']; code: string; message: string };
+/** A failure travels as the error model's plain fields (grpc/errors.ts), so a 429's or 503's wait (retryAfterS) survives the hop. */
+type Reply = { ok: true; value: unknown } | ({ ok: false } & ErrorDetail);
 
 /** Operations that may take a free instance (start its connection here); the others only reach a live owner. */
 const TAKES_FREE: ReadonlySet<keyof OwnerOps> = new Set(['getQr', 'getPairingCode', 'reconnect']);
@@ -111,7 +123,7 @@ export class OwnerRouter implements OwnerOps {
       if (owner) {
         const reply = await this.ask(owner, call, timeoutMs);
         if (reply.ok) return reply.value;
-        if (reply.code !== 'not_owner') throw new AppError(reply.kind, reply.code, reply.message);
+        if (reply.code !== 'not_owner') throw fromErrorDetail(reply);
       }
       if (attempt >= ATTEMPTS) {
         throw unavailable('owner_unreachable', 'The replica that runs this instance is not answering; try again in a few seconds');
@@ -139,9 +151,8 @@ export class OwnerRouter implements OwnerOps {
     try {
       return { ok: true, value: (await this.runLocal(call)) ?? null };
     } catch (error) {
-      if (isAppError(error)) return { ok: false, kind: error.kind, code: error.code, message: error.message };
-      this.logger.error({ err: error, op: call.op, instanceId: call.instanceId }, 'owner operation failed');
-      return { ok: false, kind: 'internal', code: 'internal', message: 'The operation failed on the owning replica' };
+      if (!isAppError(error)) this.logger.error({ err: error, op: call.op, instanceId: call.instanceId }, 'owner operation failed');
+      return { ok: false, ...toErrorDetail(error) };
     }
   }
 
