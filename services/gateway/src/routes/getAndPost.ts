@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, Static, TObject, TSchema } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, FastifySchema, preValidationHookHandler } from 'fastify';
 
 /** The app a route plugin is given: Fastify with the TypeBox type provider. */
 type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -25,7 +25,7 @@ export interface GetAndPostRoute<Fields extends TObject, Response extends { 200:
    */
   first?: 'get' | 'post';
   /** Checks of either method's raw input (the query or the body) before its schema's, for a fault with a code of its own. */
-  preValidation?: preValidationAsyncHookHandler;
+  preValidation?: preValidationHookHandler;
   /** Answers either method, given its validated fields (the query or the body) and the request (account, headers). */
   handler: (fields: Static<Fields>, request: FastifyRequest) => Promise<Static<Response[200]>>;
 }
