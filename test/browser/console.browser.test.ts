@@ -215,7 +215,9 @@ if (reason && process.env.CI) {
     const openAs = async (account: string, hash: string): Promise<void> => {
       await page.goto(`${stack.baseUrl}/console/`);
       await page.evaluate(`sessionStorage.setItem('wagw.console.token', ${JSON.stringify(stack.token(account))})`);
-      // Same document, another hash: the console routes there with the token just set.
+      // A new document, not a hash change: signed in, /console/ already went to #/instances, so opening the list by
+      // its hash changed nothing and the page went on as the account signed in before (its list and live stream).
+      await page.goto('about:blank');
       await page.goto(`${stack.baseUrl}/console/${hash}`);
     };
 
