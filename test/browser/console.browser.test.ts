@@ -5,6 +5,7 @@ import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
 import { launchChromium, noChromiumReason, seriousViolations } from './chromium';
 import type { ConsoleContext } from './consoleContext';
+import { listLiveChecks } from './consoleListLive';
 import { signInChecks } from './consoleSignIn';
 import { stateChecks } from './consoleStates';
 import { webhookChecks } from './consoleWebhook';
@@ -268,6 +269,7 @@ if (reason && process.env.CI) {
 
     const context_ = (): ConsoleContext => ({ page, stack, receiver, checkpoint, openAs });
     stateChecks(context_);
+    listLiveChecks(context_);
     signInChecks(context_);
     webhookChecks(context_);
   });

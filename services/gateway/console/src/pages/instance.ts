@@ -6,7 +6,8 @@ import { qrSection } from '../sections/qr.js';
 import { sendSection } from '../sections/send.js';
 import { timelineSection } from '../sections/timeline.js';
 import { webhookSection } from '../sections/webhook.js';
-import { liveBadge, stateBadge } from './instances.js';
+import { stateBadge } from '../sections/stateBadge.js';
+import { liveBadge } from './instances.js';
 
 /** Deliveries also change without a new event (retries); they are read again this often. */
 const DELIVERIES_POLL_MS = 3_000;
