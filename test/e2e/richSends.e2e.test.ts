@@ -234,9 +234,12 @@ describe('richer sends and groups over HTTP with the sandbox connector', () => {
 
   it('refuses a group id of another form, and list_groups of an instance that is not connected', async () => {
     const id = await linked('4915100000105');
-    for (const bad of ['4915112345678', '4915112345678@s.whatsapp.net', 'team@g.us', '1-2@g.us']) {
+    // An empty group_id is a bad group id too, not a bad number: send_group takes no number.
+    for (const bad of ['', '4915112345678', '4915112345678@s.whatsapp.net', 'team@g.us', '1-2@g.us']) {
       const answer = await post('/v1/send_group', { instance_id: id, group_id: bad, type: 'text', message: 'x' });
       expect([bad, answer.status, answer.body.code]).toEqual([bad, 400, 'invalid_group_id']);
+      const query = await stack.call(`/v1/send_group?instance_id=${id}&group_id=${encodeURIComponent(bad)}&type=text&message=x`);
+      expect([bad, query.status, query.body.code]).toEqual([bad, 400, 'invalid_group_id']);
     }
     const fresh = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const notConnected = await stack.call(`/v1/list_groups?instance_id=${fresh}`);

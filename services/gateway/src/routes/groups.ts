@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { assertGroupId } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, EXAMPLE_ID, envelope, errorResponses, IdempotencyHeaders, InstanceId } from '../schemas';
@@ -61,6 +62,11 @@ export const groupsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClien
     post: { operationId: 'sendGroupMessage', summary: 'Send a message to a group' },
     get: { operationId: 'sendGroupMessageQuery', summary: 'Send a message to a group (query form)' },
     preValidation: vcardSizeFirst,
-    handler: (fields, request) => sendTo(sessions, request.account, { groupId: fields.group_id }, fields, request.headers),
+    // Checked here, not only by the sessions service: over gRPC an empty group_id is no group_id at all, and the send
+    // falls back to its number rule (invalid_number). Only this route knows the request names a group.
+    handler: (fields, request) => {
+      assertGroupId(fields.group_id);
+      return sendTo(sessions, request.account, { groupId: fields.group_id }, fields, request.headers);
+    },
   });
 };
