@@ -1,5 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidArgument, isPhoneNumber, LIMITS, PHONE_NUMBER_PATTERN } from '@wagw/lib';
+import { invalidArgument, isPhoneNumber, LIMITS } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -36,7 +36,9 @@ export const numbersRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         description: `Give \`number\`, or \`numbers\` (comma-separated, up to ${LIMITS.numbersPerCheck}). Needs a connected instance (409 otherwise). Answers are cached per instance (a day for numbers on WhatsApp, an hour for the others), and each instance may check a burst of numbers, then about 30 a minute (429 with the wait beyond): bulk lookups get numbers banned.`,
         querystring: Type.Object({
           instance_id: InstanceId,
-          number: Type.Optional(Type.String({ pattern: PHONE_NUMBER_PATTERN, description: 'International digits without +' })),
+          // No schema pattern: numbersOf checks `number` with the rule of `numbers`, so both answer invalid_number rather
+          // than the schema's generic invalid_request (the URL's length cap bounds it).
+          number: Type.Optional(Type.String({ description: 'International digits without +, 7 to 15 (400 invalid_number otherwise)' })),
           numbers: Type.Optional(Type.String({ maxLength: LIMITS.numbersPerCheck * 16, description: 'Comma-separated numbers' })),
           access_token: AccessToken,
         }),
