@@ -100,6 +100,17 @@ describe('HTTP semantics: methods, paging, webhook event filters', () => {
     expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toMatchObject({ events: ['message.received', 'message.failed'] });
   });
 
+  it('refuses a webhook_url or media_url on port 0, as one on a port past 65535: nothing can be reached there', async () => {
+    const id = await create('acme');
+    for (const url of ['http://127.0.0.1:0/hook', 'http://127.0.0.1:00/hook', 'http://127.0.0.1:99999/hook']) {
+      const hook = await context.stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(url)}`);
+      expect([url, hook.status, hook.body.code]).toEqual([url, 400, 'invalid_webhook_url']);
+      const send = await context.stack.call(`/v1/send?instance_id=${id}&number=4915112345678&type=media&media_url=${encodeURIComponent(url)}`);
+      expect([url, send.status, send.body.code]).toEqual([url, 400, 'invalid_media_url']);
+    }
+    expect((await context.stack.call(`/v1/status?instance_id=${id}`)).body.webhook).toBeNull();
+  });
+
   it('refuses an unknown event type in the filter with 400 invalid_events naming it', async () => {
     const id = await create('acme');
     const r = await context.stack.call(

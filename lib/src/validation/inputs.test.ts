@@ -13,6 +13,8 @@ describe('assertCallableUrl', () => {
   it('takes an absolute http(s) URL, with a query and percent-encoded parts', () => {
     expect(code('https://hooks.example/wa?x=1&y=%20z')).toBeNull();
     expect(code('http://127.0.0.1:8080/a%2Fb')).toBeNull();
+    expect(code('https://hooks.example:1/a')).toBeNull();
+    expect(code('https://hooks.example:65535/a')).toBeNull();
   });
   it('counts its length in characters as the JSON schema does (an emoji is one), not in UTF-16 units', () => {
     const base = 'https://hooks.example/';
@@ -28,6 +30,9 @@ describe('assertCallableUrl', () => {
     ['a user name and password', 'https://user:pw@hooks.example/a'],
     ['another scheme', 'ftp://hooks.example/a'],
     ['no scheme', 'hooks.example/a'],
+    ['port 0, which nothing can be reached on', 'http://hooks.example:0/a'],
+    ['port 0 written with leading zeros', 'https://hooks.example:000/a'],
+    ['a port beyond 65535', 'http://hooks.example:99999/a'],
     ['nothing', ''],
   ])('refuses %s', (_name, url) => {
     expect(code(url)).toBe('invalid_webhook_url');

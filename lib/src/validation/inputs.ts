@@ -14,7 +14,7 @@ export const assertInstanceId = (instanceId: string): void => {
  * A URL a client hands over to be called (webhook_url, media_url): absolute http(s), at most 2,048 characters, no
  * user name or password (they would be stored in the log and shown in status and history), and no whitespace or
  * control character anywhere: the URL parser drops tabs and line breaks, so the URL called would differ from the one
- * stored and shown. A 400 with `code` otherwise.
+ * stored and shown; and a port from 1 to 65535. A 400 with `code` otherwise.
  */
 export const assertCallableUrl = (url: string, field: string, code: string): void => {
   if (url.length === 0) throw invalidArgument(code, `${field} is required`);
@@ -29,6 +29,9 @@ export const assertCallableUrl = (url: string, field: string, code: string): voi
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidArgument(code, `${field} must use http or https`);
   if (parsed.username || parsed.password) throw invalidArgument(code, `${field} must not carry credentials`);
+  // The parser refuses a port past 65535 but takes 0 (and 00, ...): no server listens there, so every delivery or
+  // fetch would fail only later, after being accepted.
+  if (parsed.port === '0') throw invalidArgument(code, `${field} must not use port 0`);
 };
 
 /** A webhook URL: see `assertCallableUrl`. */

@@ -105,7 +105,7 @@ export const QuotasView = Type.Object(
 export const WebhookUrl = Type.String({
   minLength: 1,
   maxLength: LIMITS.url,
-  description: 'Absolute http(s) URL, URL-encoded in the query',
+  description: 'Absolute http(s) URL, URL-encoded in the query; no user name or password, no port 0 (400 invalid_webhook_url otherwise)',
 });
 
 /** `limit` of every paged list. */

@@ -17,7 +17,12 @@ export const sendContentFields = {
     { description: 'text (message), media (media_url), location (latitude, longitude), contact (vcard), reaction (message_id, emoji)' },
   ),
   message: Type.Optional(Type.String({ maxLength: LIMITS.text, description: 'Text; for media, the caption' })),
-  media_url: Type.Optional(Type.String({ maxLength: LIMITS.url, description: 'http(s) URL of the media (type media)' })),
+  media_url: Type.Optional(
+    Type.String({
+      maxLength: LIMITS.url,
+      description: 'http(s) URL of the media (type media); no user name or password, no port 0 (400 invalid_media_url otherwise)',
+    }),
+  ),
   filename: Type.Optional(Type.String({ maxLength: LIMITS.filename, description: 'Names a document (type media)' })),
   quoted_message_id: Type.Optional(
     Type.String({

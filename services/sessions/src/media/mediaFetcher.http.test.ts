@@ -59,7 +59,7 @@ describe('media fetch redirects', () => {
     expect(await outcome('/hop1')).toMatchObject({ size: 1000, filename: 'file.png' });
   });
 
-  it('fails a sixth redirect, a loop, a redirect without a usable Location and one to another scheme or with credentials', async () => {
+  it('fails a sixth redirect, a loop, a redirect without a usable Location and one to another scheme, with credentials or to port 0', async () => {
     for (let hop = 1; hop <= MAX_MEDIA_REDIRECTS + 1; hop++) routes.set(`/hop${hop}`, redirect(`/hop${hop + 1}`));
     routes.set(`/hop${MAX_MEDIA_REDIRECTS + 2}`, file);
     routes.set('/loop', redirect('/loop'));
@@ -67,12 +67,14 @@ describe('media fetch redirects', () => {
     routes.set('/ftp', redirect('ftp://127.0.0.1/file.png'));
     routes.set('/file-scheme', redirect('file:///etc/passwd'));
     routes.set('/credentials', redirect(`http://user:secret@${new URL(base).host}/file.png`));
+    routes.set('/port-zero', redirect('http://127.0.0.1:0/file.png'));
     expect(await outcome('/hop1')).toMatchObject({ error: 'media_unavailable: more than 5 redirects' });
     expect(await outcome('/loop')).toMatchObject({ error: 'media_unavailable: redirect loop' });
     expect(await outcome('/nowhere')).toMatchObject({ error: 'media_unavailable: HTTP 302 without a Location' });
     expect(await outcome('/ftp')).toMatchObject({ error: 'media_unavailable: redirect to a URL that is not http(s)' });
     expect(await outcome('/file-scheme')).toMatchObject({ error: 'media_unavailable: redirect to a URL that is not http(s)' });
     expect(await outcome('/credentials')).toMatchObject({ error: 'media_unavailable: redirect to a URL with credentials' });
+    expect(await outcome('/port-zero')).toMatchObject({ error: 'media_unavailable: redirect to port 0' });
   });
 
   it('refuses a redirect to a private address unless private networks are allowed', () => {

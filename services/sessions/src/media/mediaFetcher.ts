@@ -63,8 +63,8 @@ export const checkHop = (url: string, allowPrivateNetworks: boolean): void => {
 };
 
 /**
- * Where a redirect leads, resolved against the URL that answered it. Only http(s), and no user name or password: a
- * media_url may not carry them (assertCallableUrl), so neither may a hop, and none is ever sent on.
+ * Where a redirect leads, resolved against the URL that answered it. Only http(s), no user name or password and no
+ * port 0: a media_url may not carry them (assertCallableUrl), so neither may a hop, and none is ever sent on.
  */
 const redirectTarget = (from: string, status: number, location: string | string[] | undefined): string => {
   const value = Array.isArray(location) ? location[0] : location;
@@ -77,6 +77,8 @@ const redirectTarget = (from: string, status: number, location: string | string[
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new MediaError('media_unavailable: redirect to a URL that is not http(s)');
   if (target.username || target.password) throw new MediaError('media_unavailable: redirect to a URL with credentials');
+  // Refused in a media_url too (assertCallableUrl): nothing listens there, and a final answer beats retrying to connect.
+  if (target.port === '0') throw new MediaError('media_unavailable: redirect to port 0');
   target.hash = '';
   return target.href;
 };
