@@ -17,7 +17,7 @@ describe('webhook SSRF guard', () => {
     await receiver.stop();
   });
 
-  it('refuses loopback, private, link-local and cloud-metadata webhook URLs at set_webhook', async () => {
+  it('refuses loopback, private, link-local, cloud-metadata and documentation webhook URLs, and IPv6 wrapping one, at set_webhook', async () => {
     const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
     for (const url of [
       'http://127.0.0.1:8080/hook',
@@ -29,6 +29,12 @@ describe('webhook SSRF guard', () => {
       'http://[::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
       'http://0.0.0.0/hook',
+      'http://192.0.2.1/hook',
+      'https://203.0.113.7/hook',
+      'http://[2001:db8::1]/hook',
+      // 6to4 and Teredo addresses that wrap 127.0.0.1
+      'https://[2002:7f00:1::]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
     ]) {
       const r = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(url)}`);
       expect([url, r.status, r.body.code]).toEqual([url, 400, 'webhook_url_forbidden']);

@@ -2,8 +2,12 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import { invalidArgument } from '../errors';
+import { embeddedIpv4 } from './embeddedIpv4';
 
-/** Addresses a webhook must never reach unless the operator allows private networks. */
+/**
+ * Addresses a webhook must never reach unless the operator allows private networks: those of the IANA special-purpose
+ * registries that are not globally reachable (documentation ranges included: no server of the internet has them).
+ */
 const forbidden = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], // "this" network, unspecified
@@ -13,32 +17,46 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
   ['172.16.0.0', 12], // private
   ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation (TEST-NET-1)
+  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated, RFC 7526)
   ['192.168.0.0', 16], // private
   ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24], // documentation (TEST-NET-3)
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
   forbidden.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback, IPv4-compatible (deprecated, RFC 4291: ::127.0.0.1 would be loopback)
+  ['::ffff:0:0:0', 96], // IPv4-translated (RFC 6145), meaningful only behind a translator
+  ['64:ff9b::', 96], // NAT64 (embeds IPv4)
+  ['64:ff9b:1::', 48], // NAT64, local use (RFC 8215)
+  ['100::', 64], // discard-only
+  ['2001:2::', 48], // benchmarking
+  ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['5f00::', 16], // SRv6 segment identifiers
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
-  ['64:ff9b::', 96], // NAT64 (embeds IPv4)
 ] as const) {
   forbidden.addSubnet(net, prefix, 'ipv6');
 }
 
-/** True for loopback, private, link-local, metadata, multicast, reserved and IPv4-mapped forms of them. */
+/**
+ * True for loopback, private, link-local, metadata, multicast, documentation and reserved addresses, and for IPv6
+ * addresses that embed one of them: IPv4-mapped, 6to4 and Teredo.
+ */
 export const isForbiddenAddress = (ip: string): boolean => {
   const family = isIP(ip);
   if (family === 4) return forbidden.check(ip, 'ipv4');
   if (family !== 6) return true;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return forbidden.check(mapped[1]!, 'ipv4');
-  return forbidden.check(ip, 'ipv6');
+  return forbidden.check(ip, 'ipv6') || embeddedIpv4(ip).some((v4) => forbidden.check(v4, 'ipv4'));
 };
 
 const refuse = (host: string, ip: string, field = 'webhook_url') =>
