@@ -13,7 +13,7 @@ const GroupFields = Type.Object(
   {
     group_id: Type.String({
       maxLength: 64,
-      description: 'The group: `<digits>@g.us` or `<digits>-<digits>@g.us`, as list_groups answers it (400 invalid_group_id otherwise)',
+      description: 'The group: `<5-20 digits>@g.us` or `<5-20 digits>-<5-20 digits>@g.us`, as list_groups answers it (400 invalid_group_id otherwise)',
       examples: [EXAMPLE_GROUP],
     }),
     ...sendContentFields,

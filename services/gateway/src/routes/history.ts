@@ -16,7 +16,13 @@ const Filters = {
   ),
   since: Type.Optional(Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] })),
   until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
-  message_id: Type.Optional(Type.String({ maxLength: 128, description: "One message's whole life" })),
+  message_id: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description:
+        "One message's whole life: an m_… or in_… id (400 invalid_message_id for another form); a well-formed id of no message of the instance answers no events",
+    }),
+  ),
 };
 const Cursor = Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'next_cursor of the previous page; 0 = the start' }));
 const HistoryQuery = Type.Object({
