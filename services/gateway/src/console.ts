@@ -35,6 +35,17 @@ export const registerConsole = async (app: FastifyInstance): Promise<void> => {
       reply.header('referrer-policy', 'no-referrer');
       reply.header('x-frame-options', 'DENY');
     });
-    await scope.register(fastifyStatic, { root: ROOTS, prefix: '/console/', decorateReply: false, index: ['index.html'], cacheControl: false });
+    // One route per file, found when the gateway starts (`wildcard: false`), not one `/console/*` route: the
+    // method check (plugins/methodNotAllowed.ts) then knows each file's path, so another method on the page or a file
+    // answers 405 with `Allow: GET, HEAD` while a path that names no file stays a 404. The files are built before the
+    // gateway starts (`npm run build`); one added later is served after a restart.
+    await scope.register(fastifyStatic, {
+      root: ROOTS,
+      prefix: '/console/',
+      decorateReply: false,
+      index: ['index.html'],
+      cacheControl: false,
+      wildcard: false,
+    });
   });
 };

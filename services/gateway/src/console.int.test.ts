@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
+
+// README "Errors": a known path called with another method answers 405 with `Allow`, an unknown one 404. The
+// console's page and files are known paths like `/healthz` or `/v1/docs`; a path under /console/ that names no file
+// is not. (Needs the console built: `npm run build`.)
+describe('the console: methods on its paths', () => {
+  let gateway: FastifyInstance;
+  beforeAll(async () => {
+    gateway = await gatewayWithFakes({ secret: 's'.repeat(40) });
+  });
+  afterAll(() => gateway.close());
+
+  it.each([
+    ['POST', '/console/'],
+    ['DELETE', '/console/main.js'],
+    ['PUT', '/console/console.css'],
+    ['PATCH', '/console/index.html'],
+    ['DELETE', '/console/sections/send.js'],
+  ])('answers %s %s 405 method_not_allowed with Allow: GET, HEAD', async (method, url) => {
+    const response = await gateway.inject({ method: method as 'POST', url });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.json()).toEqual({ error: `Method ${method} is not allowed on ${url}; use GET, HEAD`, code: 'method_not_allowed' });
+  });
+
+  it.each([
+    ['GET', '/console/'],
+    ['HEAD', '/console/'],
+    ['GET', '/console/main.js'],
+    ['HEAD', '/console/console.css'],
+  ])('still serves %s %s', async (method, url) => {
+    const response = await gateway.inject({ method: method as 'GET', url });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  it.each([
+    ['GET', '/console/app.js'],
+    ['POST', '/console/app.js'],
+    ['DELETE', '/console/nothing/here.css'],
+  ])('answers %s %s, which names no file, 404 route_not_found', async (method, url) => {
+    const response = await gateway.inject({ method: method as 'GET', url });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'route_not_found' });
+  });
+});
