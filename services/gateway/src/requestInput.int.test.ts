@@ -195,7 +195,7 @@ describe('request input: bad input is refused in the envelope, good input reache
       expect((await postBytes(Buffer.from(latin1.toString('latin1'), 'utf8'))).status).toBe(200);
       expect(sent[0]?.text).toBe('Grüe');
       const poisoned = `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"hi","__proto__":{"x":1}}`;
-      expect(await post('/v1/send', poisoned)).toMatchObject({ status: 400, body: { code: 'invalid_json' } });
+      expect(await post('/v1/send', poisoned)).toMatchObject({ status: 400, body: { code: 'forbidden_json_key' } });
       // Sent without a length (chunked): the parser's own limit (64 KiB) ends it.
       const big = new ReadableStream<Uint8Array>({
         start: (controller) => {

@@ -8,7 +8,9 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * JSON bodies are UTF-8 (RFC 8259 §8.1), as a query is %-encoded UTF-8 (querystring.ts): bytes that are not answer
  * 400 `invalid_json`. Fastify's own parser decoded them with U+FFFD in their place, and a message went out altered
  * (a Latin-1 "Grüße" as "Gr\uFFFD\uFFFDe"). The body is read as bytes, within the same body limit, decoded strictly,
- * and handed to Fastify's JSON parser, which keeps its protections (`__proto__` and `constructor.prototype` refused).
+ * and handed to Fastify's JSON parser, which keeps its protections: a `__proto__` or `constructor.prototype` key,
+ * which code merging the body into an object would turn into a change of every object's prototype, is refused, as
+ * 400 `forbidden_json_key`.
  */
 export const registerStrictJsonBody = (app: FastifyInstance): void => {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -25,6 +27,23 @@ export const registerStrictJsonBody = (app: FastifyInstance): void => {
       return;
     }
     // Fastify's parser answers through `done`; its type allows a promise, it returns none.
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, value) => {
+      // Its one error says "not valid JSON", also for valid JSON it refused for a forbidden key: told that, a client
+      // looks for a syntax error it did not make. Checked on the error path only.
+      done(error && isJson(text) ? forbiddenKey() : error, value);
+    });
   });
 };
+
+/** Whether the text is JSON; Fastify's parser refused it then for a forbidden key (it parses as JSON.parse does). */
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const forbiddenKey = () =>
+  invalidArgument('forbidden_json_key', 'Body holds a __proto__ or constructor.prototype key, which is refused (prototype poisoning); remove it');

@@ -1,0 +1,58 @@
+import { issueToken, type SendRequest } from '@wagw/lib';
+import type { FastifyInstance } from 'fastify';
+import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
+
+// A body the gateway refuses says what is refused and why (README "Errors"), never a misleading "not valid JSON" for
+// a valid one; and nothing of it reaches the services.
+
+const SECRET = 's'.repeat(40);
+const INSTANCE = '6F1C0A9B3D2E4F5A6B7C';
+
+describe('JSON bodies: refusals name their reason', () => {
+  let gateway: FastifyInstance;
+  const sent: SendRequest[] = [];
+
+  beforeAll(async () => {
+    gateway = await gatewayWithFakes({
+      secret: SECRET,
+      sessions: { send: async (request: SendRequest) => (sent.push(request), { messageId: 'm_1' }) },
+    });
+  });
+  afterAll(() => gateway.close());
+  beforeEach(() => sent.splice(0));
+
+  const send = (payload: string | Buffer, headers: Record<string, string> = {}) =>
+    gateway.inject({
+      method: 'POST',
+      url: '/v1/send',
+      headers: { authorization: `Bearer ${issueToken(SECRET, 'acme', 600)}`, 'content-type': 'application/json', ...headers },
+      payload,
+    });
+  const text = (extra = '') => `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"hi"${extra}}`;
+
+  describe('prototype poisoning: valid JSON with a __proto__ or constructor.prototype key', () => {
+    it.each([
+      ['a top-level __proto__', text(',"__proto__":{"isAdmin":true}')],
+      ['a nested __proto__', text(',"extra":{"a":[{"__proto__":{}}]}')],
+      ['a constructor.prototype', text(',"constructor":{"prototype":{"isAdmin":true}}')],
+    ])('refuses %s: 400 forbidden_json_key saying which keys and why, not "not valid JSON"', async (_case, body) => {
+      const response = await send(body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({
+        error: 'Body holds a __proto__ or constructor.prototype key, which is refused (prototype poisoning); remove it',
+        code: 'forbidden_json_key',
+      });
+      expect(sent).toEqual([]);
+    });
+
+    it('takes a "constructor" key that holds no "prototype", and a "__proto__" inside a string', async () => {
+      expect((await send(text(',"constructor":{"name":"x"},"note":"__proto__"'))).statusCode).toBe(200);
+    });
+
+    it('still answers a body that is not JSON 400 invalid_json', async () => {
+      const response = await send('{"instance_id":');
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid_json' });
+    });
+  });
+});
