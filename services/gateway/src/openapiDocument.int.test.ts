@@ -194,7 +194,7 @@ describe('the OpenAPI document tells what the server answers', () => {
       '405': ['method_not_allowed'],
       '413': ['request_too_large'],
       '414': ['url_too_long'],
-      '415': ['unsupported_media_type'],
+      '415': ['unsupported_media_type', 'unsupported_content_encoding'],
       '429': ['rate_limited'],
       '503': ['event_store_unavailable', 'service_unavailable'],
     };

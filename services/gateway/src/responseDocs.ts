@@ -69,7 +69,8 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
     example: { error: `Request URL is longer than ${MAX_URL_LENGTH} characters`, code: 'url_too_long' },
   },
   415: {
-    description: 'The body is not `application/json` (`text/plain` included): send JSON',
+    description:
+      'The body is not `application/json` (`text/plain` included; `unsupported_media_type`), or it is compressed: a `Content-Encoding` other than `identity` (`unsupported_content_encoding`, with `Accept-Encoding: identity`). Send uncompressed JSON',
     example: { error: 'Unsupported Media Type', code: 'unsupported_media_type' },
   },
   429: {

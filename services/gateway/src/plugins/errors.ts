@@ -16,6 +16,22 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+/**
+ * A refusal with a status no ErrorKind names, made by the gateway's own HTTP edge (415 for a compressed body,
+ * jsonBody.ts): answered with its status, code, message and headers as they are.
+ */
+export class HttpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'HttpRefusal';
+  }
+}
+
 const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'request_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -67,7 +83,7 @@ export const validationMessage = (error: FastifyError): string => {
 
 /** Errors answer `{ error, code }`; 5xx details stay in the log. */
 export const registerErrorHandling = (app: FastifyInstance): void => {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | AppError | HttpRefusal, request, reply) => {
     // A handler that failed after setting a file's headers (a stream that broke before its first byte) still answers
     // the JSON error: the file's type, length and name go.
     reply.removeHeader('content-disposition').removeHeader('content-length').type('application/json; charset=utf-8');
@@ -83,6 +99,7 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
       if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
       return reply.code(status).send({ error: error.kind === 'internal' ? 'Internal error' : error.message, code: error.code });
     }
+    if (error instanceof HttpRefusal) return reply.code(error.status).headers(error.headers).send({ error: error.message, code: error.code });
     if (error.validation) {
       const field = error.validationContext ? `${error.validationContext}` : 'request';
       return reply.code(400).send({ error: `Invalid ${field}: ${validationMessage(error)}`, code: 'invalid_request' });

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { issueToken, type SendRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
@@ -53,6 +54,35 @@ describe('JSON bodies: refusals name their reason', () => {
       const response = await send('{"instance_id":');
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ code: 'invalid_json' });
+    });
+  });
+
+  describe('Content-Encoding: a compressed body is refused, not parsed as if plain', () => {
+    it.each([
+      ['gzip', gzipSync(text())],
+      ['GZip', gzipSync(text())],
+      ['br', Buffer.from(text())],
+      ['gzip, identity', gzipSync(text())],
+    ])('refuses Content-Encoding %s: 415 unsupported_content_encoding with Accept-Encoding: identity', async (encoding, body) => {
+      const response = await send(body, { 'content-encoding': encoding });
+      expect(response.statusCode).toBe(415);
+      expect(response.headers['accept-encoding']).toBe('identity');
+      expect(response.json()).toEqual({
+        error: `Content-Encoding ${encoding} is not accepted: send the body uncompressed`,
+        code: 'unsupported_content_encoding',
+      });
+      expect(sent).toEqual([]);
+    });
+
+    it('is documented: the OpenAPI 415 of a JSON body names it', async () => {
+      type Doc = { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+      const doc = (await gateway.inject('/v1/openapi.json')).json<Doc>();
+      expect(doc.paths['/send']?.post?.responses['415']?.description).toMatch(/Content-Encoding.*unsupported_content_encoding/);
+    });
+
+    it.each(['identity', ' Identity ', ''])('takes a plain body with Content-Encoding "%s"', async (encoding) => {
+      expect((await send(text(), { 'content-encoding': encoding })).statusCode).toBe(200);
+      expect(sent).toHaveLength(1);
     });
   });
 });

@@ -1,5 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidArgument } from '@wagw/lib';
+import { HttpRefusal } from './errors';
+
+/**
+ * A body is taken as sent: `identity` (or no Content-Encoding). Another coding (gzip, br, ...) was read as if plain,
+ * and refused as "not UTF-8", or taken when its bytes happened to be JSON. Decompressing would need a second limit, on
+ * the inflated size (a small gzip body can inflate to gigabytes), for bodies of a few KiB: it is refused instead, 415
+ * with `Accept-Encoding: identity` (RFC 9110 §8.4.1, RFC 7694 §3).
+ */
+const IDENTITY = /^\s*(?:identity\s*)?$/i;
+
+const unsupportedEncoding = (encoding: string) =>
+  new HttpRefusal(415, 'unsupported_content_encoding', `Content-Encoding ${encoding} is not accepted: send the body uncompressed`, {
+    'accept-encoding': 'identity',
+  });
 
 /** Fails on the first byte sequence that is not UTF-8, where a plain decoder puts U+FFFD and goes on. */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -19,6 +33,11 @@ export const registerStrictJsonBody = (app: FastifyInstance): void => {
   // string that fails the schema with "body must be object".
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && !IDENTITY.test(encoding)) {
+      done(unsupportedEncoding(encoding.trim()), undefined);
+      return;
+    }
     let text: string;
     try {
       text = strictUtf8.decode(body as Buffer);
