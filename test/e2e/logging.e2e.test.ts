@@ -26,9 +26,11 @@ describe('logs', () => {
     const token = stack.token();
     const base = `http://127.0.0.1:${gateway.port}/v1`;
     const created = (await fetch(`${base}/create_instance?access_token=${token}`).then((r) => r.json())) as { instance_id: string };
-    const hook = (await fetch(`${base}/set_webhook?instance_id=${created.instance_id}&enable=true&webhook_url=https%3A%2F%2Fh.example&access_token=${token}`, {
+    // One credential per request (a second one is refused): the query's above, the header's here.
+    const hook = (await fetch(`${base}/set_webhook?instance_id=${created.instance_id}&enable=true&webhook_url=https%3A%2F%2Fh.example`, {
       headers: { authorization: `Bearer ${token}` },
     }).then((r) => r.json())) as { signing_secret: string };
+    expect(hook.signing_secret).toEqual(expect.any(String));
     await new Promise((r) => setTimeout(r, 100));
     const lines = output
       .trim()

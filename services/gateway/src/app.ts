@@ -63,7 +63,8 @@ export interface GatewayDeps {
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
 
-Authenticate with a JWT as \`Authorization: Bearer <token>\` or as \`access_token\` (query, or JSON body for POST).
+Authenticate with a JWT as \`Authorization: Bearer <token>\` or as \`access_token\` (query, or JSON body for POST):
+one credential per request; more than one answers 401 \`invalid_token\`.
 Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, code }\` with 400 (invalid input),
 401 (missing or bad credential), 403 (outside an instance token's scopes), 404 (unknown instance, or another
 account's), 405 (another method than the path takes; \`Allow\` lists them), 409 (wrong state), 413 (too large),

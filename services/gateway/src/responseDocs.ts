@@ -47,7 +47,7 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
     example: { error: 'Invalid querystring/instance_id: must match pattern "^[0-9A-F]{20}$"', code: 'invalid_request' },
   },
   401: {
-    description: 'Missing, malformed, wrongly signed, expired or revoked credential',
+    description: 'Missing, malformed, wrongly signed, expired or revoked credential, or more than one (send one credential)',
     example: { error: 'The token is malformed or its signature is wrong', code: 'invalid_token' },
   },
   403: {

@@ -17,26 +17,39 @@ declare module 'fastify' {
 }
 
 /**
+ * A request carries one credential (RFC 6750 §2: one method per request). With two, no order of precedence is
+ * guessed at: the one the client meant may not be the one that wins, and a wrong one beside a right one (a stale
+ * token a library appends, another account's) would go unnoticed. Like access_token twice, that is a credential sent
+ * wrong: invalid_token, whatever the credentials are, valid or not, the same or not.
+ */
+const oneCredential = (first: string, second: string) =>
+  new AppError('unauthenticated', 'invalid_token', `A credential in the ${first} and in the ${second}: send one credential`);
+
+/**
  * The credential a request carries in its Authorization header or its query, or undefined for none. An
  * Authorization header that is not `Bearer <token>` (another scheme, a token followed by more) is a credential sent
  * wrong, not a missing one: invalid_token.
  */
 const headerOrQueryToken = (request: FastifyRequest): string | undefined => {
   const header = request.headers.authorization;
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.access_token;
+  if (header && fromQuery !== undefined) throw oneCredential('Authorization header', 'query');
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new AppError('unauthenticated', 'invalid_token', 'The Authorization header must be "Bearer <token>"');
     return match[1];
   }
-  const fromQuery = (request.query as Record<string, unknown> | undefined)?.access_token;
   if (typeof fromQuery === 'string') return fromQuery;
   // Repeated, the query parser makes it a list: a credential sent wrong, not a missing one.
   if (Array.isArray(fromQuery)) throw new AppError('unauthenticated', 'invalid_token', 'access_token more than once: send one credential');
   return undefined;
 };
 
+/** The body's `access_token`, whatever its type (a non-string one is refused: the schema's, or a second credential). */
+const bodyCredential = (request: FastifyRequest): unknown => (request.body as Record<string, unknown> | null | undefined)?.access_token;
+
 const bodyToken = (request: FastifyRequest): string | undefined => {
-  const fromBody = (request.body as Record<string, unknown> | undefined)?.access_token;
+  const fromBody = bodyCredential(request);
   return typeof fromBody === 'string' ? fromBody : undefined;
 };
 
@@ -67,8 +80,8 @@ const V1 = /^\/v1(?:[/?]|$)/;
 const isApiRequest = (request: FastifyRequest): boolean => (request.is404 ? V1.test(request.url) : request.routeOptions.config.api === true);
 
 /**
- * Authenticates the `/v1` API: a JWT as `Authorization: Bearer`, or `access_token` in the query or the JSON body; a
- * revoked token is refused (401 token_revoked), and an instance token is held to its instance and scopes
+ * Authenticates the `/v1` API: a JWT as `Authorization: Bearer`, or `access_token` in the query or the JSON body, in
+ * one of them only (`oneCredential`); a revoked token is refused (401 token_revoked), and an instance token is held to its instance and scopes
  * (`scopes.ts`). A request without a valid credential always answers 401 (or 429 once its address sent too many).
  *
  * Every API request is counted before anything else is done with it or refused (`app`'s first onRequest hook): its
@@ -120,6 +133,9 @@ export const registerAuth = (app: FastifyInstance, { verify, revocations, limite
       if (credentialInBody.has(request)) {
         authenticate(request, bodyToken(request));
         if (request.credential && limiter) await limiter.recount(request, reply);
+      } else if (bodyCredential(request) !== undefined) {
+        // A credential came in the header or the query (valid or not): one in the body too is a second one.
+        throw oneCredential(request.headers.authorization ? 'Authorization header' : 'query', 'body');
       }
       if (refused.has(request)) throw refused.get(request);
       if (request.credential) authorize(request.credential, request);
