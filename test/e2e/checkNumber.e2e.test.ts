@@ -54,6 +54,8 @@ describe('check_number over HTTP with the sandbox connector', () => {
       ['&numbers=4917612345678,12', 'invalid_number'],
       ['&numbers=4917612345678,,4917612345679', 'invalid_number'],
       [`&numbers=${fiftyOne}`, 'too_many_numbers'],
+      // Full-length numbers with a space after each comma: over 800 characters, still told how many a check takes.
+      [`&numbers=${encodeURIComponent(Array.from({ length: 51 }, (_, i) => `49176${String(i).padStart(10, '0')}`).join(', '))}`, 'too_many_numbers'],
     ];
     for (const [query, code] of cases) {
       const answer = await stack.call(`/v1/check_number?instance_id=${id}${query}`);

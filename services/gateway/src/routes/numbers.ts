@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { invalidArgument, isPhoneNumber, LIMITS } from '@wagw/lib';
 import type { InstancesClientApi } from '../instancesClient';
 import type { SessionsClientApi } from '../sessionsClient';
+import { MAX_URL_LENGTH } from '../plugins/limits';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 import { conflictResponse } from '../responseDocs';
 
@@ -39,7 +40,9 @@ export const numbersRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           // No schema pattern: numbersOf checks `number` with the rule of `numbers`, so both answer invalid_number rather
           // than the schema's generic invalid_request (the URL's length cap bounds it).
           number: Type.Optional(Type.String({ description: 'International digits without +, 7 to 15 (400 invalid_number otherwise)' })),
-          numbers: Type.Optional(Type.String({ maxLength: LIMITS.numbersPerCheck * 16, description: 'Comma-separated numbers' })),
+          // As long as a URL may be: a list over the count (with spaces after its commas, say) is told too_many_numbers, not
+          // the schema's invalid_request; the count is checked after the split.
+          numbers: Type.Optional(Type.String({ maxLength: MAX_URL_LENGTH, description: 'Comma-separated numbers' })),
           access_token: AccessToken,
         }),
         response: {
