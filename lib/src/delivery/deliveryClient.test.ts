@@ -72,6 +72,24 @@ describe('delivery client', () => {
     // The next request may start before the previous connection is back in the pool: then a second one opens.
     expect(opened).toBeLessThanOrEqual(2);
   });
+  it('does not queue a delivery behind requests hanging on the same origin (more than any pool size it had)', async () => {
+    // The time-out is long here: a delivery queued behind the hanging ones would wait for it, not fail at once.
+    const patient = createDeliveryClient({ timeoutMs: 10_000, allowPrivateNetworks: true });
+    const open = hanging.length;
+    try {
+      const stuck = Array.from({ length: 80 }, () => patient.deliver(`${base}/hang`, '{}', {}));
+      const quick = await patient.deliver(`${base}/ok`, '{}', {});
+      expect(quick).toMatchObject({ kind: 'delivered', status: 200 });
+      expect(quick.durationMs).toBeLessThan(2_000);
+      // Every hanging one has a connection of its own (none waits for another's to end).
+      for (let waited = 0; hanging.length - open < 80 && waited < 2_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      expect(hanging.length - open).toBe(80);
+      hanging.splice(open).forEach((res) => res.destroy());
+      await Promise.all(stuck);
+    } finally {
+      await patient.close();
+    }
+  });
   it('retries when the connection is refused', async () => {
     const refused = await client.deliver('http://127.0.0.1:1/', '{}', {});
     expect(refused).toMatchObject({ kind: 'retry', error: expect.stringContaining('ECONNREFUSED') });

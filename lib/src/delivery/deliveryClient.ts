@@ -20,7 +20,10 @@ export interface DeliveryClient {
 }
 
 export interface DeliveryClientOptions {
-  /** Whole-attempt time limit (default 15 s). */
+  /**
+   * Whole-attempt time limit (default 15 s), connecting included. It starts when the attempt is dispatched, which is
+   * when it starts to use a connection: the client opens one for every request that finds none idle (see below).
+   */
   timeoutMs?: number;
   /** Allow loopback, private and link-local addresses (tests, on-premise receivers). */
   allowPrivateNetworks?: boolean;
@@ -116,7 +119,12 @@ export const createDeliveryClient = (options: DeliveryClientOptions = {}): Deliv
   const timeoutMs = options.timeoutMs ?? 15_000;
   const agent = new Agent({
     keepAliveTimeout: 30_000,
-    connections: 64,
+    // No cap per origin: with one, requests beyond it queued behind those in flight, so endpoints hanging on one origin
+    // (a SaaS backend's `/hooks/<tenant>` paths) delayed every other instance on it by up to a time-out, each attempt's
+    // timer running while it queued. The service bounds attempts in flight itself (WEBHOOK_CONCURRENCY lanes in the
+    // router and in the deliverer, one replay at a time, one handed-off attempt per slow instance), so the pool opens a
+    // connection for each, and never holds one back; an origin's pool is closed once all its connections are idle-closed.
+    connections: null,
     // The attempt's own timer (timeoutMs) ends it first; these are undici's safety net.
     headersTimeout: timeoutMs + 1_000,
     bodyTimeout: timeoutMs + 1_000,

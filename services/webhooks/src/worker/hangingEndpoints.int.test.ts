@@ -32,6 +32,12 @@ const TIMEOUT_MS = 3_000;
 /** Many more hanging instances than it takes to fill the bound (MAX_IN_FLIGHT / MAX_PER_INSTANCE). */
 const HANGING = 12;
 const EVENTS_EACH = 15;
+/**
+ * More hanging instances than the delivery client once had connections per origin (64). Every endpoint, hanging or
+ * not, is a path on the one receiver (one origin), like a SaaS backend's `https://api.example.com/hooks/<tenant>`:
+ * past that cap, the healthy instance's attempt waited for a connection until a hanging one timed out.
+ */
+const HANGING_ON_ONE_ORIGIN = 70;
 
 // The sequencer's durable consumer on a real nats-server, the real router, attempter, circuit breaker and delivery
 // client, and a real HTTP server on 127.0.0.1 whose hanging paths accept each request and never answer. Membership,
@@ -62,17 +68,18 @@ describe('First attempts on JetStream: instances whose endpoints hang do not hol
     await nats.dispose();
   });
 
-  it(`delivers a healthy instance's webhook at once while ${HANGING} instances' endpoints hang`, async () => {
+  /** `hangingCount` instances whose endpoints hang get `eventsEach` events; then a healthy instance gets one. */
+  const scenario = async (tag: string, hangingCount: number, eventsEach: number): Promise<void> => {
     const append = (stream: string, ...list: NewEvent[]) => events.append(stream, list, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
     const at = new Date().toISOString();
     const endpoints = new EndpointDirectory(events, testLogger());
     endpoints.start();
     const secrets = new InMemoryWebhookSecretStore();
-    const hanging = Array.from({ length: HANGING }, (_, i) => instanceIdFor('noisy', `hang-${i}`));
-    const healthy = instanceIdFor('quiet', 'healthy');
-    const hangs: Reply[] = Array.from({ length: HANGING * EVENTS_EACH }, () => 'hang');
+    const hanging = Array.from({ length: hangingCount }, (_, i) => instanceIdFor(`noisy-${tag}`, `hang-${i}`));
+    const healthy = instanceIdFor(`quiet-${tag}`, 'healthy');
+    const hangs: Reply[] = Array.from({ length: eventsEach }, () => 'hang');
     for (const [i, id] of [...hanging, healthy].entries()) {
-      const path = id === healthy ? '/healthy' : `/hang-${i}`;
+      const path = id === healthy ? `/${tag}/healthy` : `/${tag}/hang-${i}`;
       await append(instanceStream(id), instanceEvent('InstanceCreated', at, { instance_id: id, account: 'acme' }));
       await append(instanceStream(id), instanceEvent('WebhookConfigured', at, { url: receiver.url(path), enabled: true }));
       receiver.secret(path, await secrets.getOrCreate(id));
@@ -106,31 +113,38 @@ describe('First attempts on JetStream: instances whose endpoints hang do not hol
     });
     try {
       await sequencer.start();
-      for (let e = 0; e < EVENTS_EACH; e++) {
+      for (let e = 0; e < eventsEach; e++) {
         for (const id of hanging) await append(messageStream(id, `m${e}`), messageEvent('MessageSent', at, { message_id: `m${e}`, to: '4915100000001' }));
       }
-      // Every hanging endpoint has a request open (the bound is filled behind them) before the healthy event is raised.
-      await receiver.waitFor('/hang-0', 1, 5_000);
+      /** Instances (of the hanging ones) with a delivery recorded, and how many deliveries they have in all. */
+      const recorded = async (): Promise<{ instances: number; deliveries: number }> => {
+        const read = await Promise.all(hanging.map((id) => deliveries.readPattern(deliveryStream(id, '*'), 1, 1_000)));
+        return { instances: read.filter((r) => r.commits.length > 0).length, deliveries: new Set(read.flatMap((r) => r.commits.map((c) => c.stream))).size };
+      };
+      // Every hanging endpoint has an attempt under way (handed off: the bound is filled behind them) before the
+      // healthy event is raised, and far from its time-out.
+      await eventually(recorded, (r) => r.instances === hangingCount, 4 * TIMEOUT_MS);
       const raised = Date.now();
       await append(messageStream(healthy, 'ok'), messageEvent('MessageSent', at, { message_id: 'ok', to: '4915100000002' }));
-      const [got] = await receiver.waitFor('/healthy', 1, 4 * TIMEOUT_MS);
+      const [got] = await receiver.waitFor(`/${tag}/healthy`, 1, 4 * TIMEOUT_MS);
       // Well before the first hanging attempt times out: nothing of the healthy instance waits on them.
       expect(got!.at - raised).toBeLessThan(TIMEOUT_MS / 2);
       // Nothing of the hanging instances is lost: each event is recorded as a delivery for the deliverer.
-      const recorded = await eventually(
-        async () => {
-          const read = await Promise.all(hanging.map((id) => deliveries.readPattern(deliveryStream(id, '*'), 1, 1_000)));
-          return new Set(read.flatMap((r) => r.commits.map((c) => c.stream))).size;
-        },
-        (n) => n === HANGING * EVENTS_EACH,
-        4 * TIMEOUT_MS,
-      );
-      expect(recorded).toBe(HANGING * EVENTS_EACH);
+      const all = await eventually(recorded, (r) => r.deliveries === hangingCount * eventsEach, 4 * TIMEOUT_MS);
+      expect(all.deliveries).toBe(hangingCount * eventsEach);
     } finally {
       await sequencer.stop();
       await router.idle();
       sequencer.close();
       await endpoints.stop();
     }
-  }, 60_000);
+  };
+
+  it(`delivers a healthy instance's webhook at once while ${HANGING} instances' endpoints hang`, () => scenario('bound', HANGING, EVENTS_EACH), 60_000);
+
+  it(
+    `delivers it at once while ${HANGING_ON_ONE_ORIGIN} instances' endpoints on the same origin hang`,
+    () => scenario('origin', HANGING_ON_ONE_ORIGIN, 1),
+    60_000,
+  );
 });
