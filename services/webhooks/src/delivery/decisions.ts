@@ -55,6 +55,9 @@ export const decideAfterAttempt = (
   return { events: [record(delay)], next: { kind: 'retry', delayMs: delay } };
 };
 
+/** A delivery's drop reason when the webhook is off (or was removed) at its turn. */
+export const WEBHOOK_OFF = 'webhook disabled';
+
 /** The webhook is off (or was removed) when the delivery's turn comes: it is dropped, not queued. */
 export const decideDrop = (reason: string, now: string): DeliveryEvent[] => [deliveryEvent('DeliveryDropped', now, { reason })];
 

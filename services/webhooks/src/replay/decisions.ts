@@ -1,6 +1,7 @@
 import { invalidArgument, parseIsoTime, parseWebhookEventTypes } from '@wagw/lib';
 import { assertWebhookOn } from '../delivery/decisions';
 import { replayEvent, type ReplayEvent } from './events';
+import type { ReplayState } from './state';
 
 export interface ReplayCommand {
   replayId: string;
@@ -22,3 +23,24 @@ export const decideReplay = (command: ReplayCommand, webhookEnabled: boolean): R
   assertWebhookOn(webhookEnabled, 'replaying events to it');
   return [replayEvent('ReplayRequested', command.now, { replay_id: command.replayId, instance_id: command.instanceId, since, until, types })];
 };
+
+/** Why a replay stopped sending: its webhook was found switched off (or removed) at an event's turn. */
+export const WEBHOOK_SWITCHED_OFF = 'the webhook was switched off';
+
+/**
+ * The webhook was found off at an event's turn: the replay stops sending, for good (switched on again meanwhile or
+ * not), and its remaining events are recorded as dropped deliveries, so the listing shows what was not replayed and
+ * a new replay can send it. Once: a replay stopped already (resumed after a crash) goes on dropping.
+ */
+export const decideStop = (state: ReplayState, now: string): ReplayEvent[] =>
+  !state.exists || state.finished || state.stopped !== null ? [] : [replayEvent('ReplayStopped', now, { reason: WEBHOOK_SWITCHED_OFF })];
+
+/** How far a replay got: every commit before `nextSequence` is done (its deliveries recorded, dropped ones too). */
+export const decideProgress = (state: ReplayState, progress: { nextSequence: number; replayed: number; dropped: number }, now: string): ReplayEvent[] =>
+  !state.exists || state.finished
+    ? []
+    : [replayEvent('ReplayProgressed', now, { next_sequence: progress.nextSequence, replayed: progress.replayed, dropped: progress.dropped })];
+
+/** The replay read the instance's events to its end (or `until`): finished, stopped (its reason) or not. */
+export const decideFinish = (state: ReplayState, counts: { replayed: number; dropped: number }, now: string): ReplayEvent[] =>
+  !state.exists || state.finished ? [] : [replayEvent('ReplayFinished', now, { replayed: counts.replayed, dropped: counts.dropped, reason: state.stopped })];

@@ -21,12 +21,20 @@ export type ReplayRequested = Event<
     types: string[];
   }
 >;
-/** The replay went past every commit before `next_sequence`; `replayed` counts the deliveries so far. */
-export type ReplayProgressed = Event<'ReplayProgressed', { next_sequence: number; replayed: number }>;
-/** Done (`reason` null) or stopped (the webhook was switched off meanwhile). */
-export type ReplayFinished = Event<'ReplayFinished', { replayed: number; reason: string | null }>;
+/**
+ * The replay went past every commit before `next_sequence`; `replayed` counts the deliveries attempted so far,
+ * `dropped` those recorded as dropped (absent in records from before drops were recorded: 0).
+ */
+export type ReplayProgressed = Event<'ReplayProgressed', { next_sequence: number; replayed: number; dropped?: number }>;
+/**
+ * The webhook was found switched off (or removed) at an event's turn: from there on the replay sends nothing, and
+ * records each of its remaining events as a dropped delivery, as any delivery whose turn comes after a switch-off.
+ */
+export type ReplayStopped = Event<'ReplayStopped', { reason: string }>;
+/** Done (`reason` null) or stopped (`reason`: the webhook was switched off meanwhile; `dropped` of its events). */
+export type ReplayFinished = Event<'ReplayFinished', { replayed: number; dropped?: number; reason: string | null }>;
 
-export type ReplayEvent = ReplayRequested | ReplayProgressed | ReplayFinished;
+export type ReplayEvent = ReplayRequested | ReplayProgressed | ReplayStopped | ReplayFinished;
 
 export const replayEvent = <E extends ReplayEvent>(type: E['type'], occurredAt: string, data: E['data']): E =>
   ({ type, schemaVersion: 1, occurredAt, data }) as E;

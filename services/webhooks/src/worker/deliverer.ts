@@ -10,7 +10,7 @@ import {
   type Logger,
   type Subscription,
 } from '@wagw/lib';
-import { decideDrop } from '../delivery/decisions';
+import { decideDrop, WEBHOOK_OFF } from '../delivery/decisions';
 import { ALL_DELIVERY_JOBS_PATTERN, deliveryDue, deliveryOfJob, dueStream, type DeliveryDue, type DeliveryEvent } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, nextAttemptDue, upcastDelivery, type Delivery, type DeliveryState } from '../delivery/state';
 import { erasedDelivery } from '../endpoints/contentErasure';
@@ -154,7 +154,7 @@ export class Deliverer {
       const body = state.body === null || erasedDelivery(endpoint?.dataErasedAt ?? null, state) ? null : state.body;
       if (!endpoint?.enabled || !endpoint.url || body === null) {
         // The webhook is off, or the payload was erased (its instance's data key destroyed): nothing to send.
-        const reason = !endpoint?.enabled || !endpoint.url ? 'webhook disabled' : 'content_erased';
+        const reason = !endpoint?.enabled || !endpoint.url ? WEBHOOK_OFF : 'content_erased';
         await this.append(stream, state, version, decideDrop(reason, now.toISOString()), `drop-${state.deliveryId}-${state.round}`);
         return job.ack();
       }

@@ -2,6 +2,7 @@ import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, type 
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { foldDelivery, upcastDelivery } from '../delivery/state';
 import { replayEvent, replayStream } from '../replay/events';
 import { Attempter } from './attempter';
 import { CircuitBreaker } from './circuitBreaker';
@@ -10,6 +11,8 @@ import { Replayer } from './replayer';
 // The replayer on two in-memory stores (instance events; WEBHOOKS records) with a recording HTTP client: no NATS.
 
 const ID = instanceIdFor('acme', 'create-1');
+/** An instance whose webhook is switched off in the middle of a replay. */
+const OTHER = instanceIdFor('acme', 'create-2');
 const URL = 'https://hooks.example/replay';
 const SECRET = 'whsec_dGVzdA==';
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
@@ -20,9 +23,12 @@ describe('Replayer (application, in-memory stores)', () => {
   const deliveries = new InMemoryEventStore();
   const endpoints = new EndpointDirectory(events, testLogger());
   const posted: Array<{ id: string; body: { id: string; type: string } }> = [];
+  /** Runs at a POST, before its answer (the webhook switched off meanwhile). */
+  let duringPost: ((body: { instance_id: string }) => Promise<void>) | null = null;
   const client: DeliveryClient = {
     deliver: async (_url, body, headers) => {
       posted.push({ id: headers['webhook-id']!, body: JSON.parse(body) as { id: string; type: string } });
+      await duringPost?.(JSON.parse(body) as { instance_id: string });
       return { kind: 'delivered', status: 200, durationMs: 1 };
     },
     close: async () => undefined,
@@ -68,7 +74,7 @@ describe('Replayer (application, in-memory stores)', () => {
       async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
       (all) => all.some((e) => e.type === 'ReplayFinished'),
     );
-    expect(finished.at(-1)!.data).toEqual({ replayed: 3, reason: null });
+    expect(finished.at(-1)!.data).toEqual({ replayed: 3, dropped: 0, reason: null });
     // Sequence 3 was not sent again; 4 and 5 went with their original webhook-ids.
     expect(posted.map((p) => p.id)).toEqual(['evt_4_0', 'evt_5_0']);
     expect(posted.map((p) => p.body)).toEqual([expect.objectContaining({ id: 'evt_4_0', type: 'instance.reset' }), expect.objectContaining({ id: 'evt_5_0' })]);
@@ -79,7 +85,7 @@ describe('Replayer (application, in-memory stores)', () => {
     ]);
   });
 
-  it('ends a replay whose webhook was switched off, sending nothing', async () => {
+  it('stops a replay whose webhook was switched off, sending nothing (its events are recorded dropped)', async () => {
     await events.append(instanceStream(ID), [instanceEvent('WebhookConfigured', at(30), { url: URL, enabled: false })], {
       expectedVersion: 'any',
       commandId: 'off',
@@ -93,8 +99,73 @@ describe('Replayer (application, in-memory stores)', () => {
       async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
       (events) => events.some((e) => e.type === 'ReplayFinished'),
     );
-    expect(all.at(-1)!.data).toEqual({ replayed: 0, reason: 'the webhook was switched off' });
+    expect(all.at(-1)!.data).toEqual({ replayed: 0, dropped: 3, reason: 'the webhook was switched off' });
     expect(posted).toHaveLength(before);
+  });
+
+  it('records the events whose turn comes after the webhook was switched off mid-replay as dropped deliveries', async () => {
+    const other = OTHER;
+    const append = (event: Parameters<InMemoryEventStore['append']>[1][number], key: string) =>
+      events.append(instanceStream(other), [event], { expectedVersion: 'any', commandId: key });
+    await append(instanceEvent('InstanceCreated', at(50), { instance_id: other, account: 'acme' }), 'c2');
+    await append(instanceEvent('WebhookConfigured', at(51), { url: URL, enabled: true }), 'w2');
+    for (let i = 0; i < 5; i++) await append(instanceEvent('InstanceReset', at(60 + i), {}), `r2-${i}`);
+    await endpoints.catchUp(1_000);
+    const resets = (await events.readStream(instanceStream(other))).slice(2).map((c) => `evt_${c.sequence}_0`);
+    // The webhook is switched off while the replay's first POST is under way.
+    duringPost = async (body) => {
+      if (body.instance_id !== other) return;
+      duringPost = null;
+      await append(instanceEvent('WebhookConfigured', at(70), { url: URL, enabled: false }), 'off2');
+      await endpoints.catchUp(1_000);
+    };
+    const before = posted.length;
+    const stream = replayStream(other, 'rpl_4');
+    const request = replayEvent('ReplayRequested', at(71), { replay_id: 'rpl_4', instance_id: other, since: T0, until: null, types: [] });
+    await deliveries.append(stream, [request], { expectedVersion: 0, commandId: 'rpl_4' });
+    const all = await eventually(
+      async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
+      (events) => events.some((e) => e.type === 'ReplayFinished'),
+    );
+    expect(all.at(-1)!.data).toEqual({ replayed: 1, dropped: 4, reason: 'the webhook was switched off' });
+    expect(posted.slice(before).map((p) => p.id)).toEqual([resets[0]]);
+    // Each event not sent is listed, as a replay's delivery of its own, dropped as any delivery after a switch-off is.
+    const dropped = (await deliveries.readPattern(`${other}.delivery.*`, 0, 100)).commits.map((c) => {
+      const state = foldDelivery(c.events.map(upcastDelivery));
+      return state.exists ? [state.deliveryId, state.replayOf, state.status, state.reason] : null;
+    });
+    expect(dropped).toEqual(resets.slice(1).map((id) => [`rpl_4_${id}`, id, 'dropped', 'webhook disabled']));
+  });
+
+  it('goes on dropping where a stopped replay got (after a crash), though the webhook was switched on again since', async () => {
+    await events.append(instanceStream(OTHER), [instanceEvent('WebhookConfigured', at(80), { url: URL, enabled: true })], {
+      expectedVersion: 'any',
+      commandId: 'on2',
+    });
+    await endpoints.catchUp(1_000);
+    const resets = (await events.readStream(instanceStream(OTHER))).filter((c) => c.events[0]!.type === 'InstanceReset').map((c) => c.sequence);
+    const before = posted.length;
+    const stream = replayStream(OTHER, 'rpl_5');
+    // An earlier run sent the first reset, was stopped at the second, and recorded two drops before its replica died.
+    await deliveries.append(
+      stream,
+      [
+        replayEvent('ReplayRequested', at(81), { replay_id: 'rpl_5', instance_id: OTHER, since: T0, until: null, types: [] }),
+        replayEvent('ReplayStopped', at(82), { reason: 'the webhook was switched off' }),
+        replayEvent('ReplayProgressed', at(83), { next_sequence: resets[3]!, replayed: 1, dropped: 2 }),
+      ],
+      { expectedVersion: 0, commandId: 'rpl_5' },
+    );
+    const all = await eventually(
+      async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
+      (events) => events.some((e) => e.type === 'ReplayFinished'),
+    );
+    expect(all.at(-1)!.data).toEqual({ replayed: 1, dropped: 4, reason: 'the webhook was switched off' });
+    expect(posted).toHaveLength(before);
+    const dropped = (await deliveries.readPattern(`${OTHER}.delivery.*`, 0, 100)).commits
+      .filter((c) => c.stream.includes('.rpl_5_'))
+      .map((c) => foldDelivery(c.events.map(upcastDelivery)));
+    expect(dropped.map((d) => d.exists && [d.deliveryId, d.status])).toEqual(resets.slice(3).map((seq) => [`rpl_5_evt_${seq}_0`, 'dropped']));
   });
 
   it("sends no event of a type outside the webhook's event filter, as live deliveries do", async () => {
@@ -112,7 +183,7 @@ describe('Replayer (application, in-memory stores)', () => {
       async () => (await deliveries.readStream(stream)).flatMap((c) => c.events),
       (events) => events.some((e) => e.type === 'ReplayFinished'),
     );
-    expect(all.at(-1)!.data).toEqual({ replayed: 0, reason: null });
+    expect(all.at(-1)!.data).toEqual({ replayed: 0, dropped: 0, reason: null });
     expect(posted).toHaveLength(before);
   });
 });

@@ -10,11 +10,13 @@ import {
   webhookWants,
 } from '@wagw/lib';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { ALL_REPLAYS_PATTERN, replayDeliveryId, replayEvent, type ReplayEvent } from '../replay/events';
+import { decideFinish, decideProgress, decideStop } from '../replay/decisions';
+import { ALL_REPLAYS_PATTERN, replayDeliveryId, type ReplayEvent } from '../replay/events';
 import { evolveReplay, initialReplayState, upcastReplay, type ReplayState } from '../replay/state';
 import { webhookEventsOf } from '../routing/webhookEvent';
 import { firstAttempt, type FirstAttemptDeps } from './firstAttempt';
 import { Pacer } from './pacer';
+import { ReplayDrops } from './replayDrops';
 
 /** How often a running replay records how far it got (the point it resumes from after a crash). */
 const PROGRESS_EVERY_MS = 1_000;
@@ -33,7 +35,8 @@ type Running = Extract<ReplayState, { exists: true }>;
  * original's webhook-id, signed anew), through the same path as live events (firstAttempt: retries and dead
  * letters follow on the deliverer). Paced (`ratePerSecond`) so live deliveries, which the router and the deliverer
  * make apart from this, keep their pace. Progress is recorded as it goes, so a replay taken over after a crash
- * resumes there; a webhook switched off meanwhile ends it.
+ * resumes there. A webhook switched off meanwhile stops it: its remaining events are recorded as dropped deliveries
+ * (README: a delivery whose turn comes after the switch-off), so the listing shows what a new replay has to send.
  */
 export class Replayer {
   private subscription: Subscription | null = null;
@@ -94,44 +97,56 @@ export class Replayer {
     }
   }
 
-  private async replay(stream: string, state: Running, startVersion: number, resumed: boolean): Promise<void> {
-    const { replay_id: replayId, since, until, types } = state.request;
+  private async replay(stream: string, initial: Running, startVersion: number, resumed: boolean): Promise<void> {
+    const { replay_id: replayId, since, until, types } = initial.request;
     const instanceId = instanceIdOf(stream);
     const pacer = new Pacer(this.options.ratePerSecond);
+    let state: ReplayState = initial;
     let version = startVersion;
-    let { nextSequence, replayed } = state;
+    let { nextSequence, replayed } = initial;
+    const drops = new ReplayDrops(this.attempts, instanceId, initial.dropped);
     let savedAt = performance.now();
-    const record = async (event: ReplayEvent): Promise<void> => {
-      version = (await this.deliveries.append(stream, [event], { expectedVersion: version, commandId: `${replayId}-${version}` })).version;
+    const record = async (events: ReplayEvent[]): Promise<void> => {
+      if (events.length === 0) return;
+      version = (await this.deliveries.append(stream, events, { expectedVersion: version, commandId: `${replayId}-${version}` })).version;
+      state = events.reduce(evolveReplay, state);
     };
+    /** Once stopped: the event filter its drops follow (types it leaves out would not have been sent, nor listed). */
+    let dropFilter: readonly string[] | null = initial.stopped === null ? null : (this.endpoints.get(instanceId)?.events ?? []);
     // Where an earlier run of this replay stopped (a crash), the events may have been replayed already.
     const redelivered = resumed || nextSequence > 1;
     for await (const commit of this.events.scanPattern(instanceHistoryPattern(instanceId), nextSequence)) {
       if (until !== null && commit.events.some((e) => Date.parse(e.occurredAt) > until)) break;
       for (const webhook of webhookEventsOf(commit)) {
         if (Date.parse(webhook.timestamp) < since || (types.length > 0 && !types.includes(webhook.type))) continue;
-        // Only the end of the instance's stream may end the replay; until it is read, the replay resumes later (nak'd).
-        const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
-        if (endpoint === null) throw new Error('the webhook settings could not be read in time');
-        if (!endpoint?.enabled || !endpoint.url) {
-          return record(replayEvent('ReplayFinished', new Date().toISOString(), { replayed, reason: 'the webhook was switched off' }));
+        const target = { deliveryId: replayDeliveryId(replayId, webhook.id), replayOf: webhook.id, redelivered };
+        if (dropFilter === null) {
+          // Only the end of the instance's stream may stop the replay; until it is read, the replay resumes later (nak'd).
+          const endpoint = await this.endpoints.confirmed(instanceId, 5_000);
+          if (endpoint === null) throw new Error('the webhook settings could not be read in time');
+          if (endpoint?.enabled && endpoint.url) {
+            // As live: types outside the webhook's event filter were never delivered, and are not now.
+            if (!webhookWants(endpoint.events, webhook.type)) continue;
+            await pacer.wait();
+            await firstAttempt(this.attempts, instanceId, webhook, endpoint.url, target);
+            replayed++;
+            continue;
+          }
+          // Switched off (a 410, a disable): this event and every later one are recorded as dropped, not left out.
+          await record(decideStop(state, new Date().toISOString()));
+          dropFilter = endpoint?.events ?? [];
         }
-        // As live: types outside the webhook's event filter were never delivered, and are not now.
-        if (!webhookWants(endpoint.events, webhook.type)) continue;
-        await pacer.wait();
-        await firstAttempt(this.attempts, instanceId, webhook, endpoint.url, {
-          deliveryId: replayDeliveryId(replayId, webhook.id),
-          replayOf: webhook.id,
-          redelivered,
-        });
-        replayed++;
+        if (webhookWants(dropFilter, webhook.type)) await drops.add(webhook, target);
       }
       nextSequence = commit.sequence + 1;
       if (performance.now() - savedAt >= PROGRESS_EVERY_MS) {
-        await record(replayEvent('ReplayProgressed', new Date().toISOString(), { next_sequence: nextSequence, replayed }));
+        // Past these commits only once their drops are recorded: a resumed replay records what is missing.
+        await drops.settle();
+        await record(decideProgress(state, { nextSequence, replayed, dropped: drops.count }, new Date().toISOString()));
         savedAt = performance.now();
       }
     }
-    await record(replayEvent('ReplayFinished', new Date().toISOString(), { replayed, reason: null }));
+    await drops.settle();
+    await record(decideFinish(state, { replayed, dropped: drops.count }, new Date().toISOString()));
   }
 }
