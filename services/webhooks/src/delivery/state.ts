@@ -6,6 +6,7 @@ export type DeliveryStatus = WebhookDeliveryStatus;
 
 export interface Attempt {
   attempt: number;
+  /** When the attempt ended (its outcome known; it began `durationMs` before): the retry delay counts from here. */
   at: string;
   url: string;
   outcome: AttemptOutcome;
