@@ -1,10 +1,7 @@
 import {
   assertPublicUrl,
   COMMAND_MAX_ATTEMPTS,
-  ContentKeys,
   InMemoryEventStore,
-  InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
   instanceEvent,
   instanceIdFor,
   instanceStream,
@@ -13,9 +10,9 @@ import {
   type AppendResult,
   type NewEvent,
 } from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
-import { InstancesService } from './instancesService';
+import { instancesOn } from '../../../../test/harness/instancesService';
+import { type InstanceDirectory } from './instanceDirectory';
+import { type InstancesService } from './instancesService';
 
 // Application tests: a command whose instance another replica keeps changing between its read and its append. The
 // version conflicts are retried with fresh state; once the retries run out the client hears a retryable 503
@@ -49,16 +46,10 @@ describe('a command that keeps losing the race for its instance (application, in
 
   beforeEach(() => {
     store = new RacedStore();
-    directory = new InstanceDirectory(store, testLogger());
-    directory.start();
-    service = new InstancesService({
-      store,
-      secrets: new InMemoryWebhookSecretStore(),
-      directory,
-      keys: new ContentKeys(new InMemoryKeyBucket()),
+    ({ service, directory } = instancesOn(store, {
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: false, resolve: async () => ['93.184.216.34'] }),
       now: () => new Date(NOW),
-    });
+    }));
   });
 
   afterEach(async () => {

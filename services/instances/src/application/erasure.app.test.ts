@@ -2,7 +2,6 @@ import {
   ContentKeys,
   InMemoryEventStore,
   InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
   instanceEvent,
   instanceIdFor,
   instanceStream,
@@ -11,9 +10,9 @@ import {
   SealedEventStore,
   type MessageAccepted,
 } from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
-import { InstancesService } from './instancesService';
+import { instancesOn } from '../../../../test/harness/instancesService';
+import { type InstanceDirectory } from './instanceDirectory';
+import { type InstancesService } from './instancesService';
 
 // Application tests of erasure: the real service, decider and sealing on the in-memory store; no NATS, no gRPC.
 
@@ -41,16 +40,7 @@ describe('InstancesService.eraseData (application, in-memory store)', () => {
     keys = new ContentKeys(new InMemoryKeyBucket());
     store = new SealedEventStore(inner, keys);
     clock = NOW;
-    directory = new InstanceDirectory(store, testLogger());
-    directory.start();
-    service = new InstancesService({
-      store,
-      secrets: new InMemoryWebhookSecretStore(),
-      directory,
-      keys,
-      checkWebhookUrl: async () => undefined,
-      now: () => new Date(clock),
-    });
+    ({ service, directory } = instancesOn(store, { keys, now: () => new Date(clock) }));
     await store.append(instanceStream(ID), [instanceEvent('InstanceCreated', NOW, { instance_id: ID, account: 'acme' })], {
       expectedVersion: 0,
       commandId: 'c',

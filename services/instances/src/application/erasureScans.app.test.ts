@@ -2,7 +2,6 @@ import {
   ContentKeys,
   InMemoryEventStore,
   InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
   instanceEvent,
   instanceIdFor,
   instanceStream,
@@ -11,9 +10,9 @@ import {
   SealedEventStore,
   type MessageAccepted,
 } from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
-import { InstancesService } from './instancesService';
+import { instancesOn } from '../../../../test/harness/instancesService';
+import { type InstanceDirectory } from './instanceDirectory';
+import { type InstancesService } from './instancesService';
 
 // Application tests of history pages and exports around an erasure: two instances replicas (each its own service,
 // keys and directory) on one in-memory log and key bucket, as in production on NATS.
@@ -39,9 +38,7 @@ describe('history and export across an erasure (application, in-memory store)', 
     const keys = new ContentKeys(bucket);
     await keys.start();
     const store = new SealedEventStore(inner, keys);
-    const directory = new InstanceDirectory(store, testLogger());
-    directory.start();
-    const service = new InstancesService({ store, secrets: new InMemoryWebhookSecretStore(), directory, keys, checkWebhookUrl: async () => undefined });
+    const { service, directory } = instancesOn(store, { keys });
     replicas.push({ service, directory, keys });
     return { service, store };
   };

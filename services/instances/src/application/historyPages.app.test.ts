@@ -1,19 +1,7 @@
-import {
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  MAX_PAGE_BYTES,
-  messageEvent,
-  messageStream,
-  type RecordedEvent,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
-import { InstancesService } from './instancesService';
+import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, MAX_PAGE_BYTES, messageEvent, messageStream, type RecordedEvent } from '@wagw/lib';
+import { instancesOn } from '../../../../test/harness/instancesService';
+import { type InstanceDirectory } from './instanceDirectory';
+import { type InstancesService } from './instancesService';
 import type { HistoryPage } from './historyQuery';
 
 // Application tests of the history's byte budget: the real service on the in-memory store.
@@ -30,16 +18,7 @@ describe('history pages by size (application, in-memory store)', () => {
 
   beforeEach(async () => {
     store = new InMemoryEventStore();
-    directory = new InstanceDirectory(store, testLogger());
-    directory.start();
-    service = new InstancesService({
-      store,
-      secrets: new InMemoryWebhookSecretStore(),
-      directory,
-      keys: new ContentKeys(new InMemoryKeyBucket()),
-      checkWebhookUrl: async () => undefined,
-      now: () => new Date(NOW),
-    });
+    ({ service, directory } = instancesOn(store, { now: () => new Date(NOW) }));
     await store.append(instanceStream(ID), [instanceEvent('InstanceCreated', NOW, { instance_id: ID, account: 'acme' })], {
       expectedVersion: 0,
       commandId: 'c',

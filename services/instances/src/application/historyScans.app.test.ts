@@ -1,18 +1,7 @@
-import {
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  type Commit,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
-import { InstancesService } from './instancesService';
+import { InMemoryEventStore, instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type Commit } from '@wagw/lib';
+import { instancesOn } from '../../../../test/harness/instancesService';
+import { type InstanceDirectory } from './instanceDirectory';
+import { type InstancesService } from './instancesService';
 
 // Application tests of the store reads kept open between history pages: the real service on the in-memory store,
 // counting its open scans (each one an ordered consumer on JetStream).
@@ -43,16 +32,7 @@ describe('history scans kept between pages (application, in-memory store)', () =
 
   beforeEach(async () => {
     store = new CountingStore();
-    directory = new InstanceDirectory(store, testLogger());
-    directory.start();
-    service = new InstancesService({
-      store,
-      secrets: new InMemoryWebhookSecretStore(),
-      directory,
-      keys: new ContentKeys(new InMemoryKeyBucket()),
-      checkWebhookUrl: async () => undefined,
-      now: () => new Date(NOW),
-    });
+    ({ service, directory } = instancesOn(store, { now: () => new Date(NOW) }));
     await store.append(instanceStream(ID), [instanceEvent('InstanceCreated', NOW, { instance_id: ID, account: 'acme' })], {
       expectedVersion: 0,
       commandId: 'c',

@@ -1,23 +1,12 @@
-import { ContentKeys, InMemoryEventStore, InMemoryKeyBucket, InMemoryWebhookSecretStore } from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
-import { InstancesService } from './instancesService';
+import { InMemoryEventStore } from '@wagw/lib';
+import { instancesOn } from '../../../../test/harness/instancesService';
 
 // Application test of the instance quota under a burst: the real service and directory on the in-memory store.
 
 describe('the instance quota under parallel creates (application, in-memory store)', () => {
   it('creates exactly the quota of a burst, counts the creates under way in status, and passes their retries', async () => {
     const store = new InMemoryEventStore();
-    const directory = new InstanceDirectory(store, testLogger());
-    directory.start();
-    const service = new InstancesService({
-      store,
-      secrets: new InMemoryWebhookSecretStore(),
-      directory,
-      keys: new ContentKeys(new InMemoryKeyBucket()),
-      checkWebhookUrl: async () => undefined,
-      instanceQuota: 5,
-    });
+    const { service, directory } = instancesOn(store, { instanceQuota: 5 });
     try {
       const burst = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => service.create('acme', `burst-${i}`)));
       const refused = burst.flatMap((r) => (r.status === 'rejected' ? [r.reason as { code?: string }] : []));

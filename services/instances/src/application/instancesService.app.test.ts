@@ -13,8 +13,8 @@ import {
   type GivenCommit,
   type InstanceEvent,
 } from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { InstanceDirectory } from './instanceDirectory';
+import { instancesOn } from '../../../../test/harness/instancesService';
+import { type InstanceDirectory } from './instanceDirectory';
 import { InstancesService } from './instancesService';
 
 // Application tests: the real service, decider and read model on the in-memory store; no NATS, no gRPC.
@@ -35,18 +35,12 @@ describe('InstancesService (application, in-memory store)', () => {
 
   beforeEach(() => {
     store = new InMemoryEventStore();
-    directory = new InstanceDirectory(store, testLogger());
-    directory.start();
     // The production SSRF guard, with DNS answered from a table so the test stays offline.
     const dns: Record<string, string[]> = { 'hooks.example': ['93.184.216.34'], 'intranet.example': ['10.0.0.7'] };
-    service = new InstancesService({
-      store,
-      secrets: new InMemoryWebhookSecretStore(),
-      directory,
-      keys: new ContentKeys(new InMemoryKeyBucket()),
+    ({ service, directory } = instancesOn(store, {
       checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: false, resolve: async (host) => dns[host] ?? [] }),
       now: () => new Date(NOW),
-    });
+    }));
     given = StoreSpecification.for(store);
   });
 
