@@ -9,13 +9,23 @@ export interface InstancesUnderTest {
   directory: InstanceDirectory;
 }
 
-/**
- * The instances service of an application test on `store`, with in-memory secrets and data keys and every webhook URL
- * accepted, unless `deps` says otherwise: the one place the tests build it.
- */
-export const instancesOn = (store: EventStore, deps: Partial<Omit<InstancesServiceDeps, 'store' | 'directory'>> = {}): InstancesUnderTest => {
+/** A directory on `store` that folds it from its beginning. */
+const startedDirectory = (store: EventStore): InstanceDirectory => {
   const directory = new InstanceDirectory(store, testLogger());
   directory.start();
+  return directory;
+};
+
+/**
+ * The instances service of an application test on `store`, with in-memory secrets and data keys and every webhook URL
+ * accepted, unless `deps` says otherwise: the one place the tests build it. `directory`: one the test started itself
+ * (from a checkpoint, say).
+ */
+export const instancesOn = (
+  store: EventStore,
+  deps: Partial<Omit<InstancesServiceDeps, 'store' | 'directory'>> = {},
+  directory = startedDirectory(store),
+): InstancesUnderTest => {
   const service = new InstancesService({
     store,
     secrets: new InMemoryWebhookSecretStore(),

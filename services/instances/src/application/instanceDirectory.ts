@@ -15,6 +15,16 @@ export class InstanceDirectory extends InstanceStates {
     });
   }
 
+  /**
+   * A checkpoint's instances come back without a change each (no listener hears them): the counts are taken from them.
+   * Without this, every restart from a checkpoint set every account's count to 0 and the quota let a whole quota more in.
+   */
+  override restore(body: string): void {
+    super.restore(body);
+    this.perAccount.clear();
+    for (const instance of this.all()) this.perAccount.set(instance.account, this.countOf(instance.account) + 1);
+  }
+
   /** The account's instances, oldest first, after catching up with everything committed before the call. */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
     await this.catchUp(timeoutMs);

@@ -1,5 +1,7 @@
 import { InMemoryEventStore } from '@wagw/lib';
 import { instancesOn } from '../../../../test/harness/instancesService';
+import { testLogger } from '../../../../test/harness/logger';
+import { InstanceDirectory } from './instanceDirectory';
 
 // Application test of the instance quota under a burst: the real service and directory on the in-memory store.
 
@@ -22,6 +24,35 @@ describe('the instance quota under parallel creates (application, in-memory stor
       await expect(service.create('acme', 'one-more')).rejects.toMatchObject({ code: 'instance_quota_reached' });
       // Another account has its own quota.
       await expect(service.create('other', 'first')).resolves.toBeDefined();
+    } finally {
+      service.close();
+      await directory.stop();
+    }
+  });
+});
+
+describe('the instance quota after a restart from a checkpoint (application, in-memory store)', () => {
+  it("counts the checkpoint's instances: a restarted replica refuses what the quota refused before", async () => {
+    const store = new InMemoryEventStore();
+    const before = instancesOn(store, { instanceQuota: 3 });
+    for (const key of ['a', 'b', 'c']) await before.service.create('acme', key);
+    await before.service.create('other', 'x');
+    await before.directory.catchUp(1_000);
+    const checkpoint = before.directory.snapshot();
+    before.service.close();
+    await before.directory.stop();
+
+    // What a restarted instances service does: its directory starts from the checkpoint, then folds what came after.
+    const directory = new InstanceDirectory(store, testLogger());
+    directory.restoreCheckpoint(checkpoint);
+    directory.start();
+    const { service } = instancesOn(store, { instanceQuota: 3 }, directory);
+    try {
+      await expect(service.create('acme', 'd')).rejects.toMatchObject({ code: 'instance_quota_reached' });
+      expect(service.instanceUsage('acme')).toEqual({ used: 3, max: 3 });
+      await service.create('other', 'y');
+      await directory.catchUp(1_000);
+      expect([directory.countOf('acme'), directory.countOf('other')]).toEqual([3, 2]);
     } finally {
       service.close();
       await directory.stop();
