@@ -80,15 +80,16 @@ export class MessagesService {
     if (repeat) return null;
     const now = new Date();
     const { queued, queueMax, today, dailyCap } = this.sendUsage(instanceId, now);
-    if (queueMax > 0 && queued >= queueMax) {
-      return new AppError('rate_limited', 'send_queue_full', `${queued} sends of this instance wait to go out (at most ${queueMax}); retry once some went out`);
-    }
     if (dailyCap > 0 && today >= dailyCap) {
       // The cap counts sends of the UTC day: the next one starts at midnight UTC.
       const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
       return new AppError('rate_limited', 'daily_send_cap_reached', `The instance accepted its ${dailyCap} sends of today (UTC); retry tomorrow`, {
         retryAfterS: Math.ceil((tomorrow - now.getTime()) / 1000),
       });
+    }
+    // After the cap: a spent cap is the longer wait, and a client told "queue full" would retry in a second for nothing.
+    if (queueMax > 0 && queued >= queueMax) {
+      return new AppError('rate_limited', 'send_queue_full', `${queued} sends of this instance wait to go out (at most ${queueMax}); retry once some went out`);
     }
     return null;
   }

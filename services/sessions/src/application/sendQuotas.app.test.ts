@@ -92,6 +92,13 @@ describe('send quotas (application, in-memory store)', () => {
       .thenThrows({ kind: 'rate_limited', code: 'send_queue_full' });
   });
 
+  it("answers a full queue whose instance also spent the day's cap with the cap and its wait to midnight, not retry in 1 s", async () => {
+    const refused = await given(linkedInstance, acceptedAt('m_1', today()), acceptedAt('m_2', today()))
+      .when(() => accept(serviceWith({ queueMax: 2, dailyCap: 2 })))
+      .thenThrows({ kind: 'rate_limited', code: 'daily_send_cap_reached' });
+    expect(refused.retryAfterS).toBeGreaterThan(1);
+  });
+
   it('accepts again once a waiting send went out, and shows the use of each quota', async () => {
     const service = serviceWith({ queueMax: 2, dailyCap: 10 });
     await given(linkedInstance, acceptedAt('m_1', today()), acceptedAt('m_2', today()), sent('m_1'))
