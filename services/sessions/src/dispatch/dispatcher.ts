@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Lanes, messageEvent, messageStream, type EventStore, type Logger, type MessageAccepted } from '@wagw/lib';
 
 import type { Connection } from '../connector/port';
@@ -7,6 +8,7 @@ import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 import { LocalSends } from './localSends';
 import { outboundOf, typingMsFor, type TypingOptions } from './outbound';
 import { QueueSweeper } from './queueSweeper';
+import { SendAborts } from './sendAborts';
 import { sendFailureOf } from './sendVerdict';
 
 /** What the dispatcher needs of this replica's connections (the session manager). */
@@ -49,7 +51,8 @@ export interface DispatchOptions {
 
 const DEFAULT_CONFIRM_WITHIN_MS = 60_000;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less once `signal` aborts (the send can no longer go out: it need not wait for its turn). */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> => delay(ms, undefined, { signal }).catch(() => undefined);
 
 /**
  * Sends accepted messages, from the send ledger: every replica's read model of the sends that wait to go out, fed
@@ -69,6 +72,8 @@ export class Dispatcher {
   /** Sends whose latest tries all failed (`retry`), by stream: since when, and when the latest was. */
   private readonly failing = new Map<string, { since: number; last: number }>();
   private readonly sweeper: QueueSweeper;
+  /** What stops the work on a send in a lane here once a reset, logout or erasure means it can no longer go out. */
+  private readonly aborts = new SendAborts();
 
   constructor(
     private readonly events: EventStore,
@@ -101,6 +106,7 @@ export class Dispatcher {
       everyMs: options.retryMs,
     });
     queue.onQueued((instanceId) => this.sweeper.refill(instanceId));
+    registry.onChange(({ instanceId }) => this.aborts.check(instanceId));
   }
 
   /**
@@ -131,8 +137,14 @@ export class Dispatcher {
       const startedAt = Date.now();
       // Why this try failed when it knows better than `send_failed` (a media fetch's reason).
       const tried: { reason?: string } = {};
-      let outcome = await this.dispatch(instanceId, accepted, sequence, tried);
-      if (outcome === 'retry') outcome = await this.retryOrGiveUp(instanceId, accepted, stream, startedAt, tried.reason ?? 'send_failed');
+      const signal = this.aborts.begin(instanceId, stream, () => this.failureOf(instanceId, accepted, sequence));
+      let outcome: DispatchOutcome;
+      try {
+        outcome = await this.dispatch(instanceId, accepted, sequence, tried, signal);
+        if (outcome === 'retry') outcome = await this.retryOrGiveUp(instanceId, accepted, stream, startedAt, tried.reason ?? 'send_failed');
+      } finally {
+        this.aborts.end(instanceId, stream);
+      }
       if (outcome !== 'retry') this.failing.delete(stream);
       // Only a send handed to the platform waits for a receipt that may never come (LocalSends.prune); a failure is
       // recorded already.
@@ -174,7 +186,13 @@ export class Dispatcher {
     return false;
   }
 
-  private async dispatch(instanceId: string, accepted: MessageAccepted, sequence: number, tried: { reason?: string }): Promise<DispatchOutcome> {
+  private async dispatch(
+    instanceId: string,
+    accepted: MessageAccepted,
+    sequence: number,
+    tried: { reason?: string },
+    signal: AbortSignal,
+  ): Promise<DispatchOutcome> {
     const { message_id: messageId, to } = accepted.data;
     try {
       const reason = this.failureOf(instanceId, accepted, sequence);
@@ -185,12 +203,14 @@ export class Dispatcher {
       const typingMs = accepted.data.type === 'text' && this.options.typing ? typingMsFor(accepted.data.text ?? '', this.options.typing) : 0;
       // Typing is part of the pacing: the gap between two sends is at least pacingMs, and at least the typing.
       const wait = (this.lastSend.get(instanceId) ?? 0) + this.options.pacingMs - typingMs - Date.now();
-      if (wait > 0) await sleep(wait);
+      if (wait > 0) await sleep(wait, signal);
       let media;
       if (accepted.data.type === 'media' && accepted.data.media_url) {
         try {
-          media = await this.media.fetch(accepted.data.media_url, accepted.data.filename, accepted.data.text);
+          media = await this.media.fetch(accepted.data.media_url, accepted.data.filename, accepted.data.text, signal);
         } catch (error) {
+          // Aborted: a reset, logout or erasure came meanwhile, and the send fails with its reason now, not retried.
+          if (signal.aborted) return await this.aborted(instanceId, accepted, sequence);
           if (!(error instanceof MediaError)) throw error;
           // A host that blipped is tried again on the next sweeps (the instance's later sends wait, in order) until
           // retryForMs, then the send fails with this reason; any other media failure fails it now.
@@ -200,7 +220,7 @@ export class Dispatcher {
         }
       }
       const outbound = await outboundOf(this.events, instanceId, accepted, media);
-      if (typingMs > 0) await this.type(connection, to, typingMs);
+      if (typingMs > 0) await this.type(connection, to, typingMs, signal);
       // A refusal (463) may have come during the pacing gap, the typing or the media fetch: the account's sends wait.
       if (this.sessions.sendsPaused(instanceId)) return 'waiting';
       // So may an erasure (a send waits its turn for seconds): its opened content must not go out after it.
@@ -219,12 +239,21 @@ export class Dispatcher {
   }
 
   /** "typing…" for `ms`, then "paused"; a presence the platform refuses does not hold the send back. */
-  private async type(connection: Connection, to: string, ms: number): Promise<void> {
+  private async type(connection: Connection, to: string, ms: number, signal: AbortSignal): Promise<void> {
     const presence = (typing: boolean): Promise<void> =>
       connection.setTyping(to, typing).catch((error: unknown) => this.logger.warn({ err: error }, 'a typing presence was not sent'));
     await presence(true);
-    await sleep(ms);
+    await sleep(ms, signal);
     await presence(false);
+  }
+
+  /**
+   * The send's work was aborted, as it could no longer go out: it fails with the reason. Should it be able to go out
+   * again by now (logged out, then linked again at once), it stays queued for the next sweep.
+   */
+  private async aborted(instanceId: string, accepted: MessageAccepted, sequence: number): Promise<DispatchOutcome> {
+    const reason = this.failureOf(instanceId, accepted, sequence);
+    return reason ? await this.fail(instanceId, accepted, reason) : 'waiting';
   }
 
   private async fail(instanceId: string, accepted: MessageAccepted, reason: string): Promise<'done'> {

@@ -171,3 +171,47 @@ describe('media fetch size cap', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
   });
 });
+
+describe('media fetch aborted by its caller', () => {
+  // The dispatcher aborts the fetch of a send that can no longer go out (its instance reset, logged out or erased):
+  // the fetch ends at once, not at the time-out, whether the host has not answered yet or stalls in the body.
+  const cancelled = async (path: string) => {
+    const media = fetcher({ timeoutMs: 20_000 });
+    const cancel = new AbortController();
+    const started = Date.now();
+    setTimeout(() => cancel.abort(), 200);
+    try {
+      await media.fetch(`${base}${path}`, null, null, cancel.signal);
+      return { error: null, ms: Date.now() - started };
+    } catch (error) {
+      return { error: (error as Error).message, transient: error instanceof MediaError && error.transient, ms: Date.now() - started };
+    } finally {
+      await media.close();
+    }
+  };
+
+  it('ends a fetch whose host has not answered, or stalls in the body, as media_cancelled, at once and not retried', async () => {
+    routes.set('/silent', (_req, res) => void stalled.push(res));
+    routes.set('/stall', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': '100000' });
+      res.write(Buffer.alloc(1000, 1));
+      stalled.push(res);
+    });
+    for (const path of ['/silent', '/stall']) {
+      const result = await cancelled(path);
+      expect({ path, error: result.error, transient: result.transient }).toEqual({
+        path,
+        error: 'media_cancelled: the send can no longer go out',
+        transient: false,
+      });
+      expect(result.ms).toBeLessThan(1_000);
+    }
+  });
+
+  it('ends at once a fetch whose caller had aborted already', async () => {
+    routes.set('/file.png', file);
+    const media = fetcher();
+    await expect(media.fetch(`${base}/file.png`, null, null, AbortSignal.abort())).rejects.toThrow('media_cancelled');
+    await media.close();
+  });
+});

@@ -127,42 +127,57 @@ export const createMediaFetcher = (limits: MediaLimits) => {
     throw new MediaError(`media_unavailable: more than ${MAX_MEDIA_REDIRECTS} redirects`);
   };
 
-  return {
-    async fetch(url: string, filename: string | null, caption: string | null): Promise<MediaPayload> {
-      // One limit for every hop together, so a chain of redirects cannot stretch a send's fetch past it.
-      const signal = AbortSignal.timeout(limits.timeoutMs);
-      const { response, url: fileUrl } = await followed(url, signal);
-      if (response.statusCode < 200 || response.statusCode >= 300) {
-        await discard(response);
-        throw new MediaError(`media_unavailable: HTTP ${response.statusCode}`, isTransientStatus(response.statusCode));
-      }
-      const declared = Number(response.headers['content-length'] ?? 0);
-      if (declared > limits.maxBytes) {
-        // Destroyed unread, the body emits an AbortError a turn later; unheard, it was an uncaught exception that
-        // stopped the sessions process, and the send, still queued, was fetched again by the replica taking over.
-        response.body.on('error', () => undefined).destroy();
-        throw new MediaError(`media_too_large: ${declared} bytes, the limit is ${limits.maxBytes}`);
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of response.body) {
-          size += (chunk as Buffer).length;
-          if (size > limits.maxBytes) {
-            response.body.destroy();
-            throw new MediaError(`media_too_large: over ${limits.maxBytes} bytes`);
-          }
-          chunks.push(chunk as Buffer);
+  /** The fetch under `signal`: the time limit (`timeout`), and the caller's abort if any. */
+  const fetched = async (url: string, filename: string | null, caption: string | null, signal: AbortSignal, timeout: AbortSignal): Promise<MediaPayload> => {
+    const { response, url: fileUrl } = await followed(url, signal);
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      await discard(response);
+      throw new MediaError(`media_unavailable: HTTP ${response.statusCode}`, isTransientStatus(response.statusCode));
+    }
+    const declared = Number(response.headers['content-length'] ?? 0);
+    if (declared > limits.maxBytes) {
+      // Destroyed unread, the body emits an AbortError a turn later; unheard, it was an uncaught exception that
+      // stopped the sessions process, and the send, still queued, was fetched again by the replica taking over.
+      response.body.on('error', () => undefined).destroy();
+      throw new MediaError(`media_too_large: ${declared} bytes, the limit is ${limits.maxBytes}`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > limits.maxBytes) {
+          response.body.destroy();
+          throw new MediaError(`media_too_large: over ${limits.maxBytes} bytes`);
         }
-      } catch (error) {
-        if (error instanceof MediaError) throw error;
-        throw bodyError(error, signal.aborted, size, limits.timeoutMs);
+        chunks.push(chunk as Buffer);
       }
-      const type = response.headers['content-type'];
-      const mimetype = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'application/octet-stream';
-      // Named after where the file is, not the link to it (a share link's path is often an opaque id).
-      const name = filename ?? fileNameOf(fileUrl);
-      return { data: Buffer.concat(chunks), mimetype, filename: name, ...(caption ? { caption } : {}) };
+    } catch (error) {
+      if (error instanceof MediaError) throw error;
+      throw bodyError(error, timeout.aborted, size, limits.timeoutMs);
+    }
+    const type = response.headers['content-type'];
+    const mimetype = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'application/octet-stream';
+    // Named after where the file is, not the link to it (a share link's path is often an opaque id).
+    const name = filename ?? fileNameOf(fileUrl);
+    return { data: Buffer.concat(chunks), mimetype, filename: name, ...(caption ? { caption } : {}) };
+  };
+
+  return {
+    /**
+     * `cancel`: the caller's abort (the send can no longer go out: its instance was reset, logged out or erased), which
+     * ends the fetch at once, as `media_cancelled`, not retried, whatever hop or byte it had reached.
+     */
+    async fetch(url: string, filename: string | null, caption: string | null, cancel?: AbortSignal): Promise<MediaPayload> {
+      // One limit for every hop together, so a chain of redirects cannot stretch a send's fetch past it.
+      const timeout = AbortSignal.timeout(limits.timeoutMs);
+      try {
+        return await fetched(url, filename, caption, cancel ? AbortSignal.any([timeout, cancel]) : timeout, timeout);
+      } catch (error) {
+        // Told apart from a host that broke off or did not answer (both retried): nobody waits for this fetch any more.
+        if (cancel?.aborted) throw new MediaError('media_cancelled: the send can no longer go out');
+        throw error;
+      }
     },
     close: () => agent.close(),
   };
