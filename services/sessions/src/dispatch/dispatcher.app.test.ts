@@ -1,25 +1,8 @@
-import {
-  ALL_MESSAGES_PATTERN,
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  Projection,
-  SealedEventStore,
-  type InstanceEvent,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
+import { instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream } from '@wagw/lib';
+import { dispatchRig, type DispatchRig } from '../../../../test/harness/dispatchRig';
 import { eventually } from '../../../../test/harness/wait';
 import type { Connection } from '../connector/port';
-import { SandboxPlatform } from '../connector/sandbox';
 import { createMediaFetcher } from '../media/mediaFetcher';
-import { InstanceRegistry } from '../registry/instanceRegistry';
-import { SendLedger } from '../registry/sendLedger';
-import { Dispatcher, type Connections } from './dispatcher';
 
 // Application tests of sending: the real dispatcher (on its durable subscription), registry and sandbox platform on
 // an in-memory store whose message content is sealed, as in production. Given the instance's events and an accepted message, when the dispatcher works it, then what
@@ -31,48 +14,26 @@ const PACING_MS = 150;
 
 describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
-  let keys: ContentKeys;
-  let store: SealedEventStore;
-  let registry: InstanceRegistry;
-  let ledger: SendLedger;
-  let ledgerFeed: Projection;
-  let platform: SandboxPlatform;
-  let dispatcher: Dispatcher;
-  /** This replica's connections, as the session manager keeps them. */
-  const open = new Map<string, Connection>();
-  /** Instances whose sends the session manager says wait (a restricted account). */
-  const paused = new Set<string>();
-  const connections: Connections = { connected: (id) => open.get(id) ?? null, sending: () => undefined, sendsPaused: (id) => paused.has(id) };
+  let rig: DispatchRig;
+  let keys: DispatchRig['keys'];
+  let store: DispatchRig['store'];
+  let registry: DispatchRig['registry'];
+  let platform: DispatchRig['platform'];
+  let dispatcher: DispatchRig['dispatcher'];
+  let open: DispatchRig['open'];
+  let paused: DispatchRig['paused'];
+  let append: DispatchRig['append'];
   let n = 0;
   let id = '';
 
   afterAll(() => media.close());
-  beforeEach(async () => {
-    keys = new ContentKeys(new InMemoryKeyBucket());
-    store = new SealedEventStore(new InMemoryEventStore(), keys);
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
-    ledger = new SendLedger();
-    ledgerFeed = new Projection(store, ALL_MESSAGES_PATTERN, (commit) => ledger.apply(commit), testLogger());
-    ledgerFeed.start();
-    platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
-      pacingMs: PACING_MS,
-      ttlMs: 60_000,
-      retryMs: 50,
-      retryForMs: 500,
-    });
-    open.clear();
-    paused.clear();
+  beforeEach(() => {
+    rig = dispatchRig({ media, dispatch: { pacingMs: PACING_MS, ttlMs: 60_000, retryMs: 50, retryForMs: 500 } });
+    ({ keys, store, registry, platform, dispatcher, open, paused, append } = rig);
     id = instanceIdFor('acme', `dispatch-${++n}`);
   });
-  afterEach(async () => {
-    await dispatcher.stop();
-    await registry.stop();
-    await ledgerFeed.stop();
-  });
+  afterEach(() => rig.stop());
 
-  const append = (stream: string, ...events: InstanceEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
   const now = () => new Date().toISOString();
   const givenLinked = async (): Promise<void> => {
     await append(instanceStream(id), instanceEvent('InstanceCreated', now(), { instance_id: id, account: 'acme' }));
@@ -277,7 +238,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('hands a send out again, same message id, when no receipt came for it (the connection dropped after the write, before the ack)', async () => {
     await givenLinked();
     await goOnline();
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+    dispatcher = rig.dispatcherWith({
       pacingMs: 0,
       ttlMs: 60_000,
       retryMs: 50,
@@ -304,7 +265,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('does not hand a send out again when its late receipt comes while it waits for its turn', async () => {
     await givenLinked();
     await goOnline();
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+    dispatcher = rig.dispatcherWith({
       pacingMs: 600,
       ttlMs: 60_000,
       retryMs: 50,
@@ -342,7 +303,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('shows typing before each text for a time that grows with it, inside the pacing gap', async () => {
     const typing = { msPerChar: 10, minMs: 100, maxMs: 400 };
     await dispatcher.stop();
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+    dispatcher = rig.dispatcherWith({
       pacingMs: PACING_MS,
       ttlMs: 60_000,
       retryMs: 50,
@@ -393,7 +354,7 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
   it('fails the sends waiting their turn in the lane as content_erased once the instance is erased: none goes out with its text', async () => {
     await givenLinked();
     await goOnline();
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), { pacingMs: 400, ttlMs: 60_000, retryMs: 50, retryForMs: 500 });
+    dispatcher = rig.dispatcherWith({ pacingMs: 400, ttlMs: 60_000, retryMs: 50, retryForMs: 500 });
     for (const n of [1, 2, 3]) await accept(`m${n}`, `secret ${n}`);
     dispatcher.start();
     await eventually(

@@ -1,26 +1,8 @@
-import {
-  ALL_MESSAGES_PATTERN,
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  Projection,
-  SealedEventStore,
-  type InstanceEvent,
-  type MessageAccepted,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
+import { instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type MessageAccepted } from '@wagw/lib';
+import { dispatchRig, type DispatchRig } from '../../../../test/harness/dispatchRig';
 import { eventually, sleep } from '../../../../test/harness/wait';
-import type { Connection, MediaPayload } from '../connector/port';
-import { SandboxPlatform } from '../connector/sandbox';
+import type { MediaPayload } from '../connector/port';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
-import { InstanceRegistry } from '../registry/instanceRegistry';
-import { SendLedger } from '../registry/sendLedger';
-import { Dispatcher, type Connections } from './dispatcher';
 
 // What ends an instance's pending sends (a reset, a logout, an erasure) stops the dispatch work already under way for
 // them: a media fetch that hangs is aborted, so the waiting sends fail with their reason at once, not when the fetch
@@ -35,15 +17,14 @@ const FETCH_TIMEOUT_MS = 3_000;
 const PROMPTLY_MS = 1_000;
 
 describe('Dispatcher: what ends pending sends aborts their dispatch (application, in-memory store, sandbox platform)', () => {
-  let keys: ContentKeys;
-  let store: SealedEventStore;
-  let registry: InstanceRegistry;
-  let ledger: SendLedger;
-  let feed: Projection;
-  let platform: SandboxPlatform;
-  let dispatcher: Dispatcher;
-  const open = new Map<string, Connection>();
-  const connections: Connections = { connected: (i) => open.get(i) ?? null, sending: () => undefined, sendsPaused: () => false };
+  let rig: DispatchRig;
+  let keys: DispatchRig['keys'];
+  let store: DispatchRig['store'];
+  let registry: DispatchRig['registry'];
+  let platform: DispatchRig['platform'];
+  let dispatcher: DispatchRig['dispatcher'];
+  let open: DispatchRig['open'];
+  let append: DispatchRig['append'];
   let n = 0;
   let id = '';
   /** Media fetches begun, and how each ended. */
@@ -75,27 +56,14 @@ describe('Dispatcher: what ends pending sends aborts their dispatch (application
   };
 
   beforeEach(() => {
-    keys = new ContentKeys(new InMemoryKeyBucket());
-    store = new SealedEventStore(new InMemoryEventStore(), keys);
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
-    ledger = new SendLedger();
-    feed = new Projection(store, ALL_MESSAGES_PATTERN, (c) => ledger.apply(c), testLogger());
-    feed.start();
-    platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), { pacingMs: 0, ttlMs: 60_000, retryMs: 50, retryForMs: 10_000 });
-    open.clear();
+    rig = dispatchRig({ media, dispatch: { pacingMs: 0, ttlMs: 60_000, retryMs: 50, retryForMs: 10_000 } });
+    ({ keys, store, registry, platform, dispatcher, open, append } = rig);
     fetches = [];
     answers = false;
     id = instanceIdFor('acme', `aborts-${++n}`);
   });
-  afterEach(async () => {
-    await dispatcher.stop();
-    await registry.stop();
-    await feed.stop();
-  });
+  afterEach(() => rig.stop());
 
-  const append = (stream: string, ...events: InstanceEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
   const now = () => new Date().toISOString();
   const link = async (number: string): Promise<void> => {
     const connection = await platform.connect(id, () => undefined);

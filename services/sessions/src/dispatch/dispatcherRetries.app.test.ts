@@ -1,25 +1,7 @@
-import {
-  ALL_MESSAGES_PATTERN,
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  Projection,
-  SealedEventStore,
-  type InstanceEvent,
-  type Commit,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
+import { instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream } from '@wagw/lib';
+import { dispatchRig, type DispatchRig } from '../../../../test/harness/dispatchRig';
 import type { Connection } from '../connector/port';
-import { SandboxPlatform } from '../connector/sandbox';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
-import { InstanceRegistry } from '../registry/instanceRegistry';
-import { SendLedger } from '../registry/sendLedger';
-import { Dispatcher, type Connections } from './dispatcher';
 
 const NUMBER = '4915112345678';
 const TO = '4915199999999';
@@ -29,14 +11,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // what it keeps of failing sends, and a send whose receipt was lost (handed out again once, then confirmed).
 
 describe('Dispatcher retries (application, in-memory store, sandbox platform)', () => {
-  let store: SealedEventStore;
-  let registry: InstanceRegistry;
-  let ledger: SendLedger;
-  let feed: Projection;
-  let platform: SandboxPlatform;
-  let dispatcher: Dispatcher;
-  const open = new Map<string, Connection>();
-  const connections: Connections = { connected: (i) => open.get(i) ?? null, sending: () => undefined, sendsPaused: () => false };
+  let rig: DispatchRig | null = null;
+  let store: DispatchRig['store'];
+  let ledger: DispatchRig['ledger'];
+  let platform: DispatchRig['platform'];
+  let dispatcher: DispatchRig['dispatcher'];
+  let open: DispatchRig['open'];
+  let append: DispatchRig['append'];
   let n = 0;
   let id = '';
   let fetches: Array<() => never | { data: Buffer; mimetype: string; filename: string }> = [];
@@ -49,25 +30,16 @@ describe('Dispatcher retries (application, in-memory store, sandbox platform)', 
     close: async () => undefined,
   } as unknown as MediaFetcher;
 
-  const setUp = (apply: (c: Commit) => void = (c) => ledger.apply(c), ttlMs = 60_000) => {
-    store = new SealedEventStore(new InMemoryEventStore(), new ContentKeys(new InMemoryKeyBucket()));
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
-    ledger = new SendLedger();
-    feed = new Projection(store, ALL_MESSAGES_PATTERN, apply, testLogger());
-    feed.start();
-    platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), { pacingMs: 0, ttlMs, retryMs: 50, retryForMs: 500 });
-    open.clear();
+  const setUp = (ttlMs = 60_000) => {
+    rig = dispatchRig({ media, dispatch: { pacingMs: 0, ttlMs, retryMs: 50, retryForMs: 500 } });
+    ({ store, ledger, platform, dispatcher, open, append } = rig);
     fetches = [];
     id = instanceIdFor('acme', `review-${++n}`);
   };
   afterEach(async () => {
-    await dispatcher.stop();
-    await registry.stop();
-    await feed.stop();
+    await rig?.stop();
+    rig = null;
   });
-  const append = (stream: string, ...events: InstanceEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
   const now = () => new Date().toISOString();
   const givenLinked = async () => {
     await append(instanceStream(id), instanceEvent('InstanceCreated', now(), { instance_id: id, account: 'acme' }));
@@ -120,7 +92,7 @@ describe('Dispatcher retries (application, in-memory store, sandbox platform)', 
   });
 
   it('forgets what it kept of a failing send once the sweeper failed it (expired) after media blips', async () => {
-    setUp(undefined, 1_500);
+    setUp(1_500);
     await givenLinked();
     await goOnline();
     fetches.push(() => {
@@ -139,7 +111,7 @@ describe('Dispatcher retries (application, in-memory store, sandbox platform)', 
 
   it('hands a send whose receipt was lost out once more, and it is confirmed then (no endless re-sends)', async () => {
     setUp();
-    dispatcher = new Dispatcher(store, connections, registry, ledger, media, testLogger(), {
+    dispatcher = rig!.dispatcherWith({
       pacingMs: 0,
       ttlMs: 60_000,
       retryMs: 50,
