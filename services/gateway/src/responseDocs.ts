@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { MAX_URL_LENGTH } from './plugins/limits';
+import { FASTIFY_MESSAGES } from './plugins/errors';
 
 /**
  * What the OpenAPI document says about answers beyond each route's own body: response headers, the error statuses and
@@ -71,7 +72,7 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
   415: {
     description:
       'The body is not `application/json` (`text/plain` included; `unsupported_media_type`), or it is compressed: a `Content-Encoding` other than `identity` (`unsupported_content_encoding`, with `Accept-Encoding: identity`). Send uncompressed JSON',
-    example: { error: 'Unsupported Media Type', code: 'unsupported_media_type' },
+    example: { error: FASTIFY_MESSAGES.FST_ERR_CTP_INVALID_MEDIA_TYPE, code: 'unsupported_media_type' },
   },
   429: {
     description: 'Rate limited, or a quota or queue is full: retry after `Retry-After` seconds',

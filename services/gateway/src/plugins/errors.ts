@@ -41,11 +41,17 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_MAX_PARAM_LENGTH: 'url_too_long',
 };
 
+/** Fastify's words where they do not say what to do ("Unsupported Media Type"); elsewhere its message is kept. */
+export const FASTIFY_MESSAGES = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The body must be JSON sent as Content-Type: application/json',
+} as const;
+const fastifyMessage = (code: string): string | undefined => (FASTIFY_MESSAGES as Record<string, string>)[code];
+
 /** The answer to an error Fastify raised itself: its 4xx with our code for it; anything else is an internal error. */
 const fastifyAnswer = (error: FastifyError): { status: number; body: { error: string; code: string } } => {
   const status = error.statusCode ?? 500;
   if (status >= 500) return { status: 500, body: { error: 'Internal error', code: 'internal' } };
-  return { status, body: { error: error.message, code: FASTIFY_CODES[error.code] ?? 'bad_request' } };
+  return { status, body: { error: fastifyMessage(error.code) ?? error.message, code: FASTIFY_CODES[error.code] ?? 'bad_request' } };
 };
 
 type ValidationErrors = NonNullable<FastifyError['validation']>;
