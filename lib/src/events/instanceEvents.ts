@@ -46,6 +46,12 @@ export type InstanceRestricted = Event<'InstanceRestricted', { until: string | n
 export type InstanceRestrictionLifted = Event<'InstanceRestrictionLifted', Record<string, never>>;
 /** The instance's data key was destroyed: message content stored until then reads as erased (`SEALED_FIELDS`). */
 export type InstanceDataErased = Event<'InstanceDataErased', Record<string, never>>;
+/**
+ * An erasure under an Idempotency-Key found nothing stored since the latest erasure, so it destroyed nothing. Recorded
+ * only so that a retry of it finds it and does not erase what arrived in between; it changes no state and makes no
+ * webhook (nothing was erased: `data_erased_at` stays the latest InstanceDataErased).
+ */
+export type InstanceDataAlreadyErased = Event<'InstanceDataAlreadyErased', Record<string, never>>;
 
 export type InstanceEvent =
   | InstanceCreated
@@ -62,7 +68,8 @@ export type InstanceEvent =
   | InstanceFailed
   | InstanceRestricted
   | InstanceRestrictionLifted
-  | InstanceDataErased;
+  | InstanceDataErased
+  | InstanceDataAlreadyErased;
 
 export type InstanceEventType = InstanceEvent['type'];
 
@@ -83,6 +90,7 @@ export const INSTANCE_EVENT_VERSIONS: Record<InstanceEventType, number> = {
   InstanceRestricted: 1,
   InstanceRestrictionLifted: 1,
   InstanceDataErased: 1,
+  InstanceDataAlreadyErased: 1,
 };
 
 /** Builds an event of the current schema version. */

@@ -62,6 +62,8 @@ export interface EraseInstanceData {
   type: 'EraseInstanceData';
   account: string;
   keyDestroyed: boolean;
+  /** The client gave an Idempotency-Key: an erasure that finds nothing to erase is recorded all the same, for its retries. */
+  keyed: boolean;
   now: string;
 }
 

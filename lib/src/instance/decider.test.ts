@@ -130,20 +130,25 @@ describe('Instance aggregate', () => {
   describe('erasure', () => {
     const erased = instanceEvent('InstanceDataErased', LATER, {});
     it("records the erasure of the instance's data and shows when it happened", () => {
-      given(created).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: true, now: LATER }).then([erased]);
+      given(created).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: true, keyed: true, now: LATER }).then([erased]);
       expect(given(created, erased).state).toMatchObject({ dataErasedAt: LATER });
     });
     it('records the first erasure even when no content was ever sealed (no key to destroy)', () => {
-      given(created).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, now: LATER }).then([erased]);
+      given(created).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, keyed: false, now: LATER }).then([erased]);
     });
     it('records nothing more when erased again with nothing sealed since (idempotent)', () => {
-      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, now: LATER }).then([]);
+      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, keyed: false, now: LATER }).then([]);
+    });
+    it('under an Idempotency-Key, records that it found nothing to erase, for its retries, and changes no state', () => {
+      const already = instanceEvent('InstanceDataAlreadyErased', LATER, {});
+      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: false, keyed: true, now: LATER }).then([already]);
+      expect(given(created, erased, already).state).toEqual(given(created, erased).state);
     });
     it('records a new erasure when content was sealed since the last one (a new key was destroyed)', () => {
-      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: true, now: LATER }).then([erased]);
+      given(created, erased).when({ type: 'EraseInstanceData', account: 'acme', keyDestroyed: true, keyed: true, now: LATER }).then([erased]);
     });
     it("answers not found for another account's instance", () => {
-      given(created).when({ type: 'EraseInstanceData', account: 'other', keyDestroyed: false, now: LATER }).thenThrows('instance_not_found');
+      given(created).when({ type: 'EraseInstanceData', account: 'other', keyDestroyed: false, keyed: false, now: LATER }).thenThrows('instance_not_found');
     });
   });
 });

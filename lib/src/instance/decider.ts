@@ -41,8 +41,10 @@ const decideInstance = (command: InstanceCommand, state: InstanceState): Instanc
       return [instanceEvent('WebhookDisabled', command.now, { reason: command.reason })];
     case 'EraseInstanceData': {
       const instance = ownedBy(state, command.account);
-      // Idempotent: erasing again with no content sealed since (no key was found to destroy) records nothing more.
-      if (instance.dataErasedAt && !command.keyDestroyed) return [];
+      // Idempotent: erasing again with no content sealed since (no key was found to destroy) erases nothing more. Under
+      // an Idempotency-Key that is recorded all the same (no InstanceDataErased: nothing was erased), because a retry
+      // of it recognises itself by a record under its command id; without one it would erase what arrived since.
+      if (instance.dataErasedAt && !command.keyDestroyed) return command.keyed ? [instanceEvent('InstanceDataAlreadyErased', command.now, {})] : [];
       return [instanceEvent('InstanceDataErased', command.now, {})];
     }
     default: {
@@ -109,6 +111,9 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
       return { ...state, restriction: null };
     case 'InstanceDataErased':
       return { ...state, dataErasedAt: at };
+    case 'InstanceDataAlreadyErased':
+      // Nothing was erased: `data_erased_at` stays the latest erasure's.
+      return state;
     default:
       return ignoreUnknown(event, state);
   }

@@ -101,6 +101,26 @@ describe('InstancesService.eraseData (application, in-memory store)', () => {
     expect(await erasures()).toHaveLength(2);
   });
 
+  it('a retry of an erasure that found nothing to erase destroys nothing received since, and answers as the first', async () => {
+    await service.eraseData('acme', ID, 'erase-1');
+    // erase-2 comes with no content since erase-1: it destroys nothing, and answers erase-1's time.
+    clock = LATER;
+    expect((await service.eraseData('acme', ID, 'erase-2')).instance.dataErasedAt).toBe(NOW);
+    await receive(2);
+    // Its retry (the client timed out, say) is the same request: the message received in between is not its to erase.
+    clock = '2026-11-24T03:00:00.000Z';
+    expect((await service.eraseData('acme', ID, 'erase-2')).instance.dataErasedAt).toBe(NOW);
+    expect((await history()).find((e) => e.data.message_id === 'm2')?.data.text).toBe('text 2');
+    expect(await erasures()).toHaveLength(1);
+  });
+
+  it('records nothing at all for a repeat that finds nothing to erase and has no command id (no retry can name it)', async () => {
+    await service.eraseData('acme', ID, 'erase-1');
+    const before = await history();
+    expect((await service.eraseData('acme', ID, '')).instance.dataErasedAt).toBe(NOW);
+    expect(await history()).toEqual(before);
+  });
+
   it('records an erasure that destroyed the key but stopped before recording, when it is retried', async () => {
     await service.eraseData('acme', ID, 'erase-1');
     await receive(2);

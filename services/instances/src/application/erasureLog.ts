@@ -1,14 +1,18 @@
 import { instanceHistoryPattern, instanceStream, type EventStore } from '@wagw/lib';
 
 export interface ErasuresSoFar {
-  /** An InstanceDataErased was recorded under this command id (the erasure a retry repeats). */
+  /**
+   * This command id recorded an erasure (the one a retry repeats): an InstanceDataErased, or an
+   * InstanceDataAlreadyErased when it found nothing to erase.
+   */
   recorded: boolean;
   /** The sequence of the latest InstanceDataErased, 0 = none. */
   lastSequence: number;
 }
 
 /**
- * The instance's recorded erasures, from its own stream: whether `commandId` recorded one, and where the latest is.
+ * The instance's recorded erasures, from its own stream: whether `commandId` recorded one (or recorded finding nothing
+ * to erase), and where the latest InstanceDataErased is.
  * Read from the log rather than trusted to the store's duplicate window, which would let a retry older than it
  * destroy again; the instance stream holds the instance's own events only (not its messages), so it is short.
  */
@@ -16,9 +20,10 @@ export const erasuresSoFar = async (store: EventStore, instanceId: string, comma
   let recorded = false;
   let lastSequence = 0;
   for (const commit of await store.readStream(instanceStream(instanceId))) {
-    if (!commit.events.some((e) => e.type === 'InstanceDataErased')) continue;
-    lastSequence = commit.sequence;
-    if (commandId !== '' && commit.commandId === commandId) recorded = true;
+    const erased = commit.events.some((e) => e.type === 'InstanceDataErased');
+    if (erased) lastSequence = commit.sequence;
+    if (commandId === '' || commit.commandId !== commandId) continue;
+    if (erased || commit.events.some((e) => e.type === 'InstanceDataAlreadyErased')) recorded = true;
   }
   return { recorded, lastSequence };
 };

@@ -149,7 +149,8 @@ export class InstancesService {
    * (no event is rewritten), then records InstanceDataErased. Ownership is checked before anything is destroyed.
    * A retry under the Idempotency-Key of an erasure already recorded answers the instance as it is and destroys
    * nothing (content received since is not that erasure's to destroy). Another erasure with no content sealed since
-   * the last one records nothing more. Content destroyed is always recorded: by this erasure, when an erasure that
+   * the last one erases nothing more: under an Idempotency-Key it records InstanceDataAlreadyErased (no webhook, no new
+   * `data_erased_at`) so that its retry is recognised too, after content arrived in between; without one, nothing. Content destroyed is always recorded: by this erasure, when an erasure that
    * stopped before recording left its content erased (see erasedSince), or anew when the store dropped the record as
    * the duplicate of a retry that raced this one.
    */
@@ -160,7 +161,13 @@ export class InstancesService {
     if (before.recorded) return view;
     const destroyed = await this.deps.keys.destroy(instanceId);
     const unrecorded = !destroyed && before.lastSequence > 0 && (await erasedSince(this.deps.store, instanceId, before.lastSequence));
-    const erase = (): InstanceCommand => ({ type: 'EraseInstanceData', account, keyDestroyed: destroyed || unrecorded, now: this.timestamp() });
+    const erase = (): InstanceCommand => ({
+      type: 'EraseInstanceData',
+      account,
+      keyDestroyed: destroyed || unrecorded,
+      keyed: commandId !== '',
+      now: this.timestamp(),
+    });
     const { recorded, ...result } = await this.record(instanceId, id, erase());
     return destroyed && !recorded ? this.run(instanceId, '', erase()) : result;
   }
