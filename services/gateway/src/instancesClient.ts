@@ -22,9 +22,13 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
     reset: (account: string, instanceId: string, commandId: string) => calls.call('Reset', { account, instanceId, commandId }, timeoutMs),
     eraseData: (account: string, instanceId: string, commandId: string) => calls.call('EraseData', { account, instanceId, commandId }, timeoutMs),
     history: (request: HistoryRequest) => calls.call('History', request, timeoutMs),
-    /** Each chunk has the calls' deadline while it is waited for; the export lasts as long as the history is long (and its reader reads). */
+    /**
+     * Each chunk has the calls' deadline while it is waited for; the export lasts as long as the history is long (and
+     * its reader reads). No chunk is received ahead of the reader: a page the service reads ahead is content in clear
+     * that an erasure meanwhile would no longer hide (the service reads the rest anew once it has seen the erasure).
+     */
     exportHistory: (request: HistoryRequest, signal?: AbortSignal) =>
-      callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request, { itemWithinMs: timeoutMs, signal }),
+      callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request, { itemWithinMs: timeoutMs, signal, readAhead: 0 }),
     /** Resolves true when a connection to the service can be made within `ms`. */
     ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
     close: () => {

@@ -47,6 +47,29 @@ const HistoryEvent = Type.Object({
 
 const cursorOf = (nextSequence: string): number | null => (Number(nextSequence) > 0 ? Number(nextSequence) : null);
 
+/**
+ * The chunks as a stream that takes the next one only when the reply asks for it (its socket took the last one):
+ * `Readable.from` would hold one more, and by default 16, read ahead of a slow reader; every chunk read ahead is a
+ * page the instances service read in clear, which an erasure or a revocation meanwhile no longer stops.
+ */
+const pulledOnDemand = (chunks: AsyncGenerator<Buffer | string>): Readable =>
+  new Readable({
+    highWaterMark: 0,
+    read() {
+      chunks.next().then(
+        ({ value, done }) => void this.push(done ? null : value),
+        (error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))),
+      );
+    },
+    // The reply closed early (the client went away): the generator's cleanup cancels the export's call.
+    destroy(error, callback) {
+      chunks.return(undefined).then(
+        () => callback(error),
+        () => callback(error),
+      );
+    },
+  });
+
 /** The audit trail: pages (`/history`) and the whole of it as NDJSON (`/history/export`). */
 export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClientApi; revocations: Revocations }> = async (
   app,
@@ -136,7 +159,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         }
       };
       // The typed reply takes the documented 200 (a string); this one is the NDJSON stream.
-      return (reply as FastifyReply).type('application/x-ndjson; charset=utf-8').send(Readable.from(lines()));
+      return (reply as FastifyReply).type('application/x-ndjson; charset=utf-8').send(pulledOnDemand(lines()));
     },
   );
 };
