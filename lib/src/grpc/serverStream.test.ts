@@ -32,7 +32,7 @@ const FRAMES = 40;
  * buffered 16 frames on each side, so a source that decrypts (an export) read 30-odd pages past the reader: content
  * an erasure meanwhile could no longer hide.
  */
-describe('serverStreamHandler with callServerStream (readAhead 0)', () => {
+describe('serverStreamHandler (a frame at a time) with callServerStream (readAhead 0)', () => {
   let server: GrpcServer;
   let client: Client;
   let read = 0;
@@ -45,7 +45,9 @@ describe('serverStreamHandler with callServerStream (readAhead 0)', () => {
         yield FRAME;
       }
     };
-    const handler = serverStreamHandler<Buffer, Buffer>(logger, 'Stream', async () => ({ frames: frames(), close: async () => void closed++ }));
+    const handler = serverStreamHandler<Buffer, Buffer>(logger, 'Stream', async () => ({ frames: frames(), close: async () => void closed++ }), {
+      frameAtATime: true,
+    });
     server = await startGrpcServer(definition, { Stream: handler }, '127.0.0.1:0', logger);
     client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
   });

@@ -12,6 +12,9 @@ import { activeRestriction, type ExistingInstance } from '@wagw/lib';
 import type { HistoryFilters, InstancesService } from '../application';
 import { eventsJson, eventsNdjson } from './historyJson';
 
+/** An export's pages leave one at a time (ServerStreamPacing): what is read is never more than a page ahead of the caller. */
+const EXPORT_PACING = { frameAtATime: true };
+
 /** `now`: the moment the view is of (a status `at=` query's time), for whether a restriction still held then. */
 export const toInstanceMessage = (instance: ExistingInstance, version: number, now = Date.now()): InstanceInput => ({
   instanceId: instance.instanceId,
@@ -64,14 +67,20 @@ export const instancesHandlers = (service: InstancesService, logger: Logger): Ha
     const page = await service.history(r.account, r.instanceId, Number(r.fromSequence), r.limit, filtersOf(r));
     return { eventsJson: eventsJson(page.json), count: page.events.length, nextSequence: page.nextSequence ?? 0 };
   }),
-  ExportHistory: serverStreamHandler(logger, 'ExportHistory', async (r) => {
-    const pages = service.exportHistory(r.account, r.instanceId, Number(r.fromSequence), filtersOf(r));
-    const frames = async function* (): AsyncGenerator<HistoryChunkInput> {
-      for await (const page of pages) yield { ndjson: eventsNdjson(page.json), nextSequence: page.nextSequence ?? 0 };
-    };
-    // A caller that goes away ends the export: its scan is closed.
-    return { frames: frames(), close: async () => void (await pages.return(undefined)) };
-  }),
+  // A page at a time: an erasure while the caller reads shows the rest erased, not read ahead in clear.
+  ExportHistory: serverStreamHandler(
+    logger,
+    'ExportHistory',
+    async (r) => {
+      const pages = service.exportHistory(r.account, r.instanceId, Number(r.fromSequence), filtersOf(r));
+      const frames = async function* (): AsyncGenerator<HistoryChunkInput> {
+        for await (const page of pages) yield { ndjson: eventsNdjson(page.json), nextSequence: page.nextSequence ?? 0 };
+      };
+      // A caller that goes away ends the export: its scan is closed.
+      return { frames: frames(), close: async () => void (await pages.return(undefined)) };
+    },
+    EXPORT_PACING,
+  ),
 });
 
 const filtersOf = (r: HistoryRequest): HistoryFilters => ({ types: r.types, since: r.since, until: r.until, messageId: r.messageId });
