@@ -82,13 +82,30 @@ export const scheduledEvent = (
     ...(notBefore ? { not_before: notBefore.toISOString() } : {}),
   });
 
-/** A live webhook whose content was erased before its first attempt: recorded dropped (`content_erased`), never sent. */
-export const recordErasedDrop = async (deliveries: EventStore, instanceId: string, webhook: WebhookEvent, target: DeliveryTarget): Promise<void> => {
+/**
+ * A delivery recorded dropped (`reason`) at its turn, never sent: a live webhook whose content was erased before its
+ * first attempt (`content_erased`, without its payload), or a replayed event after its webhook was switched off.
+ */
+export const recordDropped = async (
+  deliveries: EventStore,
+  instanceId: string,
+  webhook: WebhookEvent,
+  target: DeliveryTarget,
+  { reason, erased }: { reason: string; erased: boolean },
+): Promise<void> => {
   // Handled before a crash (delivered, or a job for the deliverer, which drops it): one record per delivery.
   if (target.redelivered && (await recorded(deliveries, instanceId, target.deliveryId))) return;
-  const events = [scheduledEvent(instanceId, webhook, target, { erased: true }), ...decideDrop('content_erased', new Date().toISOString())];
+  const events = [scheduledEvent(instanceId, webhook, target, { erased }), ...decideDrop(reason, new Date().toISOString())];
   await recordDelivery(deliveries, deliveryStream(instanceId, target.deliveryId), events, `record-${target.deliveryId}`);
 };
+
+/** A live webhook whose content was erased before its first attempt: recorded dropped (`content_erased`), never sent. */
+export const recordErasedDrop = (deliveries: EventStore, instanceId: string, webhook: WebhookEvent, target: DeliveryTarget): Promise<void> =>
+  recordDropped(deliveries, instanceId, webhook, target, { reason: 'content_erased', erased: true });
+
+/** The event as a replay sends it: content erased since the event reads as erased history does (null, `erased`). */
+export const asReplayed = (erased: boolean, webhook: WebhookEvent): WebhookEvent =>
+  erased ? { ...webhook, data: erasedPayloadData(webhook.type, webhook.data) } : webhook;
 
 /** How a first attempt ended for its caller: done (its outcome recorded), or handed off (`late`: its outcome's record). */
 export type FirstAttemptResult = { kind: 'done' } | { kind: 'handed_off'; stream: string; version: number | null; late: Promise<void> };
@@ -121,7 +138,7 @@ export const firstAttempt = async (
     await recordErasedDrop(deps.deliveries, instanceId, webhook, { ...target, redelivered: false });
     return done;
   }
-  const payload = erased ? { ...webhook, data: erasedPayloadData(webhook.type, webhook.data) } : webhook;
+  const payload = asReplayed(erased, webhook);
   // Serialized once: the attempt's body and every record of it (this is the path of every live webhook).
   const body = JSON.stringify(payload);
   /** The opening record as of now: without its payload once an erasure came meanwhile (an attempt takes seconds). */

@@ -1,8 +1,6 @@
-import { erasedPayloadData } from '@wagw/lib';
-import { decideDrop, WEBHOOK_OFF } from '../delivery/decisions';
-import { deliveryStream } from '../delivery/events';
+import { WEBHOOK_OFF } from '../delivery/decisions';
 import type { WebhookEvent } from '../routing/webhookEvent';
-import { recordDelivery, recorded, scheduledEvent, type DeliveryTarget, type FirstAttemptDeps } from './firstAttempt';
+import { asReplayed, recordDropped, type DeliveryTarget, type FirstAttemptDeps } from './firstAttempt';
 
 /** Drops recorded at once: a large replay stopped early records its rest quickly, holding a bounded number of appends. */
 const DROPS_IN_FLIGHT = 64;
@@ -11,17 +9,12 @@ type DropDeps = Pick<FirstAttemptDeps, 'deliveries' | 'erasure'>;
 
 /**
  * A replay's event whose turn came after the webhook was switched off: recorded as a dropped delivery of its own (as
- * the deliverer drops one whose turn comes then), never sent. On the delivery's job stream, where a first attempt's
- * failure would be: one record per delivery either way (expected version 0), and the deliverer acks it at once.
- * Its payload as the replay would have sent it (erased history without its content).
+ * the deliverer drops one whose turn comes then), never sent, its payload as the replay would have sent it. On the
+ * delivery's job stream, where a first attempt's failure would be: one record per delivery either way.
  */
-export const recordDrop = async (deps: DropDeps, instanceId: string, webhook: WebhookEvent, target: DeliveryTarget): Promise<void> => {
-  // Where an earlier run may have got (a crash before its progress was recorded): an attempted one keeps its record.
-  if (target.redelivered && (await recorded(deps.deliveries, instanceId, target.deliveryId))) return;
-  const erased = deps.erasure.contentErased(instanceId, webhook.type, webhook.timestamp);
-  const payload = erased ? { ...webhook, data: erasedPayloadData(webhook.type, webhook.data) } : webhook;
-  const events = [scheduledEvent(instanceId, payload, target), ...decideDrop(WEBHOOK_OFF, new Date().toISOString())];
-  await recordDelivery(deps.deliveries, deliveryStream(instanceId, target.deliveryId), events, `record-${target.deliveryId}`);
+const recordDrop = (deps: DropDeps, instanceId: string, webhook: WebhookEvent, target: DeliveryTarget): Promise<void> => {
+  const payload = asReplayed(deps.erasure.contentErased(instanceId, webhook.type, webhook.timestamp), webhook);
+  return recordDropped(deps.deliveries, instanceId, payload, target, { reason: WEBHOOK_OFF, erased: false });
 };
 
 /**
