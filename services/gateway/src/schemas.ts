@@ -4,6 +4,16 @@ import { errorResponse } from './responseDocs';
 
 export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
+/** A `types` filter (history, events, replay_webhooks), read by lib's parseNameList: one rule, described once. */
+export const TypesFilter = (kind: 'event types' | 'webhook event types', example: string) =>
+  Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description: `Comma-separated ${kind}. Absent or empty: every type. An unknown type, or only commas and blanks (\`,\`), answers 400 invalid_types`,
+      examples: [example],
+    }),
+  );
+
 export const InstanceId = Type.String({
   pattern: INSTANCE_ID_PATTERN,
   description: 'Instance identifier (20 upper-case hexadecimal characters)',

@@ -4,7 +4,7 @@ import { credentialRefusal, type Revocations } from '../auth/revocations';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { openLiveCall } from '../events/liveCall';
 import { serveSse, type SseOptions } from '../events/sseConnection';
-import { AccessToken, COMMON_ERRORS, errorResponses, InstanceId } from '../schemas';
+import { AccessToken, TypesFilter, COMMON_ERRORS, errorResponses, InstanceId } from '../schemas';
 
 // The types come from the list the webhooks service delivers (a hand-written one missed 3 of 13).
 const DESCRIPTION = `Server-sent events (text/event-stream): the account's events, or one instance's with instance_id, with exactly the
@@ -45,14 +45,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{
         description: DESCRIPTION,
         querystring: Type.Object({
           instance_id: Type.Optional(InstanceId),
-          types: Type.Optional(
-            Type.String({
-              maxLength: 1024,
-              description:
-                'Comma-separated webhook event types. Absent or empty: every type. An unknown type, or only commas and blanks (`,`), answers 400 invalid_types',
-              examples: ['message.received,message.read'],
-            }),
-          ),
+          types: TypesFilter('webhook event types', 'message.received,message.read'),
           access_token: AccessToken,
         }),
         headers: Type.Object({

@@ -4,16 +4,10 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { isAppError } from '@wagw/lib';
 import { credentialRefusal, type Revocations } from '../auth/revocations';
 import type { InstancesClientApi } from '../instancesClient';
-import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { AccessToken, TypesFilter, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 
 const Filters = {
-  types: Type.Optional(
-    Type.String({
-      maxLength: 1024,
-      description: 'Comma-separated event types. Absent or empty: every type. An unknown type, or only commas and blanks (`,`), answers 400 invalid_types',
-      examples: ['MessageAccepted,MessageFailed'],
-    }),
-  ),
+  types: TypesFilter('event types', 'MessageAccepted,MessageFailed'),
   since: Type.Optional(Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] })),
   until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
   message_id: Type.Optional(

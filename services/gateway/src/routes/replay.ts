@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { WebhooksClientApi } from '../webhooksClient';
-import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
+import { AccessToken, TypesFilter, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 import { conflictResponse } from '../responseDocs';
 
 /** GET /v1/replay_webhooks: past events delivered again to the current webhook. */
@@ -18,14 +18,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
           instance_id: InstanceId,
           since: Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] }),
           until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
-          types: Type.Optional(
-            Type.String({
-              maxLength: 1024,
-              description:
-                'Comma-separated webhook event types. Absent or empty: every type. An unknown type, or only commas and blanks (`,`), answers 400 invalid_types',
-              examples: ['message.received,message.sent'],
-            }),
-          ),
+          types: TypesFilter('webhook event types', 'message.received,message.sent'),
           access_token: AccessToken,
         }),
         response: {
