@@ -75,8 +75,8 @@ describe('launcher with NATS_CLUSTER_SIZE=3', () => {
     expect(alive(restarted?.natsPid as number)).toBe(true);
     expect((await call('/create_instance')).status).toBe(200);
     // Listed once the instances service's directory follows the log again: right after a node's restart its live
-    // subscription may still be replacing a consumer (up to its 5 s quiet check), and list_instances answers what the
-    // directory has (one CI run listed 1 here at once).
+    // subscription may still be replacing a consumer (up to its 5 s quiet check), and list_instances answers 503
+    // instance_state_catching_up meanwhile (before, one CI run listed 1 here at once: the directory's stale list).
     expect(await eventually(instanceCount, (n) => n === 2, 15_000, 200)).toBe(2);
   }, 60_000);
 

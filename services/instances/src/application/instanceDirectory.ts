@@ -1,4 +1,4 @@
-import { InstanceStates, type EventStore, type ExistingInstance, type Logger } from '@wagw/lib';
+import { InstanceStates, unavailable, type EventStore, type ExistingInstance, type Logger } from '@wagw/lib';
 
 /** The order of an account's instances: oldest first (ids break ties). */
 export const byCreation = (a: ExistingInstance, b: ExistingInstance): number =>
@@ -25,9 +25,15 @@ export class InstanceDirectory extends InstanceStates {
     for (const instance of this.all()) this.perAccount.set(instance.account, this.countOf(instance.account) + 1);
   }
 
-  /** The account's instances, oldest first, after catching up with everything committed before the call. */
+  /**
+   * The account's instances, oldest first, after catching up with everything committed before the call. Not caught up
+   * in time (NATS electing a leader after a node died, this replica just started): 503, as a list missing the
+   * instances created meanwhile would be read as the truth.
+   */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
-    await this.catchUp(timeoutMs);
+    if (!(await this.catchUp(timeoutMs))) {
+      throw unavailable('instance_state_catching_up', "This replica has not caught up with the instances' state yet; retry");
+    }
     return [...this.all()].filter((s) => s.account === account).sort(byCreation);
   }
 

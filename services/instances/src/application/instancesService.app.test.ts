@@ -14,7 +14,8 @@ import {
   type InstanceEvent,
 } from '@wagw/lib';
 import { instancesOn } from '../../../../test/harness/instancesService';
-import { type InstanceDirectory } from './instanceDirectory';
+import { testLogger } from '../../../../test/harness/logger';
+import { InstanceDirectory } from './instanceDirectory';
 import { InstancesService } from './instancesService';
 
 // Application tests: the real service, decider and read model on the in-memory store; no NATS, no gRPC.
@@ -310,6 +311,15 @@ describe('InstancesService (application, in-memory store)', () => {
         })
         .then({ commits: [] });
       expect(answer).toEqual([...ids].sort());
+    });
+
+    it('answers 503 instance_state_catching_up, not a list missing instances, while the read model cannot catch up', async () => {
+      // A directory that never folds (its subscription cannot start: NATS electing a leader after a node died, say).
+      const behind = instancesOn(store, {}, new InstanceDirectory(store, testLogger()));
+      await given(instance(ID, created()))
+        .when(() => behind.service.list('acme'))
+        .thenThrows({ kind: 'unavailable', code: 'instance_state_catching_up' });
+      behind.service.close();
     });
 
     it("refuses a cursor that is not one of the account's instances (400 invalid_cursor)", async () => {
