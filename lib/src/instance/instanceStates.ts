@@ -1,10 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
+import { unavailable, type AppError } from '../errors';
 import { CheckpointedProjection, type Commit, type EventStore, type FoldedModel } from '../eventStore';
 import { ALL_INSTANCES_PATTERN, instanceStream } from '../events';
 import type { Logger } from '../log';
 import { instanceIdOf, type Checkpoint, type CheckpointStore } from '../nats';
 import { evolveInstance, upcastInstanceEvent } from './decider';
 import { initialInstanceState, type ExistingInstance, type InstanceState } from './state';
+
+/**
+ * The answer of a replica whose model of the instances did not catch up with the log in time (NATS electing a leader
+ * after a node died, the replica just started): 503, for a refusal, a 404 or a list read from a stale model could be
+ * wrong, and the client retries a 503.
+ */
+export const instanceStateCatchingUp = (): AppError =>
+  unavailable('instance_state_catching_up', "This replica has not caught up with the instances' state yet; retry");
 
 /** A commit applied to an instance: its state before and after, and the commit's sequence in the log. */
 export interface InstanceChange {

@@ -1,4 +1,4 @@
-import { InstanceStates, unavailable, type EventStore, type ExistingInstance, type Logger } from '@wagw/lib';
+import { InstanceStates, instanceStateCatchingUp, type EventStore, type ExistingInstance, type Logger } from '@wagw/lib';
 
 /** The order of an account's instances: oldest first (ids break ties). */
 export const byCreation = (a: ExistingInstance, b: ExistingInstance): number =>
@@ -26,14 +26,11 @@ export class InstanceDirectory extends InstanceStates {
   }
 
   /**
-   * The account's instances, oldest first, after catching up with everything committed before the call. Not caught up
-   * in time (NATS electing a leader after a node died, this replica just started): 503, as a list missing the
-   * instances created meanwhile would be read as the truth.
+   * The account's instances, oldest first, after catching up with everything committed before the call; not caught up
+   * in time: 503 (a list missing the instances created meanwhile would be read as the truth).
    */
   async list(account: string, timeoutMs: number): Promise<ExistingInstance[]> {
-    if (!(await this.catchUp(timeoutMs))) {
-      throw unavailable('instance_state_catching_up', "This replica has not caught up with the instances' state yet; retry");
-    }
+    if (!(await this.catchUp(timeoutMs))) throw instanceStateCatchingUp();
     return [...this.all()].filter((s) => s.account === account).sort(byCreation);
   }
 

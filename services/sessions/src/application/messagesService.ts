@@ -6,7 +6,7 @@ import {
   conflict,
   isVersionConflict,
   notFound,
-  unavailable,
+  instanceStateCatchingUp,
   messageEvent,
   messageStream,
   type EventStore,
@@ -109,7 +109,7 @@ export class MessagesService {
       // Not caught up in time (NATS electing a leader, a replica just started): a refusal now could be wrong; the
       // client retries a 503, while a 404 or 409 would drop a send that is fine.
       if (!current && (!facts || facts.account !== command.account || facts.blockedReason || !facts.linkedNumber)) {
-        throw unavailable('instance_state_catching_up', "This replica has not caught up with the instance's state yet; retry");
+        throw instanceStateCatchingUp();
       }
     }
     if (!facts || facts.account !== command.account) throw notFound('instance_not_found', 'Instance not found');

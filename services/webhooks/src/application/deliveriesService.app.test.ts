@@ -208,6 +208,14 @@ describe('DeliveriesService (application, in-memory stores)', () => {
         .when(() => service.list('acme', instanceIdFor('acme', 'never'), '', 10))
         .thenThrows({ kind: 'not_found', code: 'instance_not_found' });
     });
+
+    it('answers 503 instance_state_catching_up, not a 404 for an instance that exists, while the directory cannot catch up', async () => {
+      // A directory that never folds (its subscription cannot start: NATS electing a leader after a node died, say).
+      const behind = new DeliveriesService(deliveries, new EndpointDirectory(events, testLogger()));
+      await given(...history)
+        .when(() => behind.list('acme', ID, '', 10))
+        .thenThrows({ kind: 'unavailable', code: 'instance_state_catching_up' });
+    });
   });
 
   describe('redeliver', () => {

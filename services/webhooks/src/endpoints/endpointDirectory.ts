@@ -1,4 +1,4 @@
-import { assertInstanceId, InstanceStates, notFound } from '@wagw/lib';
+import { assertInstanceId, instanceStateCatchingUp, InstanceStates, notFound } from '@wagw/lib';
 import { erasedByTime, type ErasureView } from './contentErasure';
 
 /** What the webhooks service needs to know of an instance: its owner and its webhook settings. */
@@ -48,10 +48,13 @@ export class EndpointDirectory extends InstanceStates implements ErasureView {
     return (await this.reach(instanceId, timeoutMs, upTo)) ? this.get(instanceId) : null;
   }
 
-  /** Answers 404 for an unknown instance and for another account's (the same answer, so ids cannot be probed). */
+  /**
+   * Answers 404 for an unknown instance and for another account's (the same answer, so ids cannot be probed); 503 when
+   * the instance's stream could not be read in time (what the callers go on to check, the webhook's settings, too).
+   */
   async assertOwner(account: string, instanceId: string): Promise<void> {
     assertInstanceId(instanceId);
-    await this.reach(instanceId, 2_000);
+    if (!(await this.reach(instanceId, 2_000))) throw instanceStateCatchingUp();
     if (this.get(instanceId)?.account !== account) throw notFound('instance_not_found', 'Instance not found');
   }
 }

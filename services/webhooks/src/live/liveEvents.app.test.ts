@@ -68,6 +68,22 @@ describe('live events', () => {
     expect(filtered.map((e) => e.type)).toEqual(['message.received']);
   });
 
+  it("ends the account's feed with instance_state_catching_up, not skipping a new instance's events, when the directory cannot learn the instance", async () => {
+    // A directory that stopped following the log (its subscription broken: NATS electing a leader, say) before the
+    // account's new instance was created: its events must not be taken for another account's and skipped.
+    const frozen = new EndpointDirectory(store, testLogger('endpoints'));
+    frozen.start();
+    expect(await frozen.catchUp(1_000)).toBe(true);
+    await frozen.stop();
+    const feed = await new LiveEvents(store, frozen).open(query({}));
+    feeds.push(feed);
+    const NEW = instanceIdFor('acme', 'c3');
+    await append(instanceStream(NEW), instanceEvent<InstanceCreated>('InstanceCreated', AT, { instance_id: NEW, account: 'acme' }));
+    await append(messageStream(MINE, 'M1'), received('1', 'after the new instance'));
+    // The reader reconnects with the last id it got and reads the new instance's events from there.
+    await expect(take(feed, 1)).rejects.toMatchObject({ code: 'instance_state_catching_up' });
+  });
+
   it('refuses unknown types, ids that are not event ids or lie past the end, and other accounts’ instances', async () => {
     await expect(live.open(query({ types: ['message.nope'] }))).rejects.toMatchObject({ code: 'invalid_types' });
     await expect(live.open(query({ lastEventId: 'evt_x' }))).rejects.toMatchObject({ code: 'invalid_last_event_id' });

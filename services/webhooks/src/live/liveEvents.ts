@@ -1,4 +1,12 @@
-import { ALL_HISTORIES_PATTERN, instanceHistoryPattern, instanceIdOf, invalidArgument, parseWebhookEventTypes, type EventStore } from '@wagw/lib';
+import {
+  ALL_HISTORIES_PATTERN,
+  instanceHistoryPattern,
+  instanceIdOf,
+  instanceStateCatchingUp,
+  invalidArgument,
+  parseWebhookEventTypes,
+  type EventStore,
+} from '@wagw/lib';
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { parseWebhookEventId, webhookEventsOf, type WebhookEvent } from '../routing/webhookEvent';
 
@@ -70,8 +78,12 @@ export class LiveEvents {
     await Promise.all([...this.open_].map((feed) => feed.close()));
   }
 
+  /**
+   * Whether the commit's instance is the account's. One the directory could not learn in time ends the feed (503): taken
+   * for another account's, its events would be skipped for good, while the reader resumes from its last event id.
+   */
   private async ownedBy(account: string, instanceId: string, sequence: number): Promise<boolean> {
-    if (!this.endpoints.get(instanceId)) await this.endpoints.reach(instanceId, OWNER_WAIT_MS, sequence);
+    if (!this.endpoints.get(instanceId) && !(await this.endpoints.reach(instanceId, OWNER_WAIT_MS, sequence))) throw instanceStateCatchingUp();
     return this.endpoints.get(instanceId)?.account === account;
   }
 }
