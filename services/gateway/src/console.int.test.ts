@@ -25,6 +25,15 @@ describe('the console: methods on its paths', () => {
   });
 
   it.each([
+    ['DELETE', '/v1/docs/static/swagger-ui.css'],
+    ['PUT', '/v1/docs/static/nested/file.js'],
+    ['POST', '/v1/docs/static/index.html'],
+  ])('answers %s %s (the API docs page and its files, served under a wildcard) 405 with Allow: GET, HEAD', async (method, url) => {
+    const response = await gateway.inject({ method: method as 'POST', url });
+    expect([response.statusCode, response.headers.allow, response.json<{ code: string }>().code]).toEqual([405, 'GET, HEAD', 'method_not_allowed']);
+  });
+
+  it.each([
     ['GET', '/console/'],
     ['HEAD', '/console/'],
     ['GET', '/console/main.js'],

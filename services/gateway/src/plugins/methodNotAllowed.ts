@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
  * Answers a known path called with a method it does not take with 405 and `Allow` (RFC 9110 §15.5.6), and an unknown
  * path with 404; both with the JSON error body. Must be registered before the routes, so it sees each one added.
  * `Allow` lists the methods registered, nothing more: with `exposeHeadRoutes` off (app.ts) a GET route has no HEAD
- * unless it registers one (the static files do), so a HEAD there is a 405 too.
+ * unless it registers one (the static files do), so a HEAD there is a 405 too. A wildcard route (`/v1/docs/*`, the
+ * docs page's files) makes every path under its prefix known, with its methods.
  */
 export const registerMethodNotAllowed = (app: FastifyInstance): void => {
   const methodsByPath = new Map<string, Set<string>>();
@@ -13,10 +14,16 @@ export const registerMethodNotAllowed = (app: FastifyInstance): void => {
     for (const m of Array.isArray(method) ? method : [method]) methods.add(m);
     methodsByPath.set(url, methods);
   });
+  /** The methods of the path's own route and of every wildcard route above it. */
+  const methodsOf = (path: string): Set<string> => {
+    const methods = new Set(methodsByPath.get(path));
+    for (const [url, more] of methodsByPath) if (url.endsWith('*') && path.startsWith(url.slice(0, -1))) for (const m of more) methods.add(m);
+    return methods;
+  };
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    const allowed = methodsByPath.get(path);
-    if (allowed) {
+    const allowed = methodsOf(path);
+    if (allowed.size > 0) {
       const allow = [...allowed].sort().join(', ');
       return reply
         .code(405)
