@@ -4,9 +4,15 @@ import { createInstance, sleep, type Context } from './consoleContext';
 /** Longer than the list's poll of transient states (pages/instances.ts, 4 s): a window in which one would be seen. */
 const QUIET_MS = 5_000;
 
+/** The tab hidden and seen again, as a browser says it to the page. */
+const HIDE =
+  "Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' }); document.dispatchEvent(new Event('visibilitychange'))";
+const SHOW = "delete document.visibilityState; document.dispatchEvent(new Event('visibilitychange'))";
+
 /**
  * The instances list follows states no live event announces: a QR code asked for by another client (qr, connecting),
- * without a reload; and it asks only while that can happen, and only while the tab is seen.
+ * without a reload, and instances created elsewhere once the tab is seen again; and it asks only while that can
+ * happen, and only while the tab is seen.
  */
 export const listLiveChecks = (ctx: Context): void => {
   it('shows in the list an instance another client is linking (qr, then connected) without a reload, keeping the focus; polls only while needed', async () => {
@@ -51,18 +57,25 @@ export const listLiveChecks = (ctx: Context): void => {
       // while the tab is hidden, and again, at once, when it is seen.
       expect((await stack.call(`/v1/reset_instance?instance_id=${id}`, { account })).status).toBe(200);
       await page.locator(`${row} .badge.state-created`).waitFor({ timeout: 10_000 });
-      await page.evaluate(
-        "Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' }); document.dispatchEvent(new Event('visibilitychange'))",
-      );
+      await page.evaluate(HIDE);
       await sleep(1_000);
       reads.length = 0;
       await stack.call(`/v1/get_qrcode?instance_id=${id}`, { account });
       await sleep(QUIET_MS);
       expect(reads).toEqual([]);
       expect(await page.locator(`${row} .badge.state-created`).count()).toBe(1);
-      await page.evaluate("delete document.visibilityState; document.dispatchEvent(new Event('visibilitychange'))");
+      await page.evaluate(SHOW);
       await page.locator(`${row} .badge.state-qr`).waitFor({ timeout: 2_000 });
       expect(reads.length).toBeGreaterThan(0);
+
+      // An instance created elsewhere (another tab, a teammate, a script) makes no live event: it is listed when the
+      // tab is seen again.
+      await page.evaluate(HIDE);
+      const other = await createInstance(stack, account);
+      await sleep(500);
+      expect(await page.locator(`tr[data-instance="${other}"]`).count()).toBe(0);
+      await page.evaluate(SHOW);
+      await page.locator(`tr[data-instance="${other}"] .badge.state-created`).waitFor({ timeout: 2_000 });
     } finally {
       page.off('request', onRequest);
     }

@@ -50,9 +50,10 @@ export const instancesPage = (root: HTMLElement, open: (id: string) => void, sig
     if (stopped || document.visibilityState === 'hidden' || !list.hasTransient()) return;
     poll = setTimeout(() => void list.refreshTransient().then(schedule), TRANSIENT_POLL_MS);
   };
+  // Seen again: the whole list is read, as instances created meanwhile elsewhere (another tab, a script) make no live event.
   const onVisibility = (): void => {
     if (document.visibilityState === 'hidden') clearTimeout(poll);
-    else void list.refreshTransient().then(schedule);
+    else void list.load().then(schedule);
   };
   document.addEventListener('visibilitychange', onVisibility);
   void list.load().then(schedule);
