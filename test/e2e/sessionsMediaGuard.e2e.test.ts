@@ -26,6 +26,8 @@ describe('send: media URLs on private networks', () => {
   ])('refuses %s with 400 media_url_forbidden', async (url) => {
     const r = await stack.call(`/v1/send?instance_id=${id}&number=4915199999999&type=media&media_url=${encodeURIComponent(url)}`);
     expect([r.status, r.body.code]).toEqual([400, 'media_url_forbidden']);
+    // Someone trying the gateway with a file server on the same machine learns what lets it through.
+    expect(r.body.error).toContain('MEDIA_ALLOW_PRIVATE_NETWORKS=true');
   });
 
   it('still accepts text sends', async () => {

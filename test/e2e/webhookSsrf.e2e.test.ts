@@ -38,6 +38,7 @@ describe('webhook SSRF guard', () => {
     ]) {
       const r = await stack.call(`/v1/set_webhook?instance_id=${id}&enable=true&webhook_url=${encodeURIComponent(url)}`);
       expect([url, r.status, r.body.code]).toEqual([url, 400, 'webhook_url_forbidden']);
+      expect(r.body.error).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
     }
     const status = await stack.call(`/v1/status?instance_id=${id}`);
     expect(status.body.webhook).toBeNull();

@@ -59,13 +59,19 @@ export const isForbiddenAddress = (ip: string): boolean => {
   return forbidden.check(ip, 'ipv6') || embeddedIpv4(ip).some((v4) => forbidden.check(v4, 'ipv4'));
 };
 
-const refuse = (host: string, ip: string, field = 'webhook_url') =>
-  invalidArgument(`${field}_forbidden`, `${field} resolves to ${ip} (${host}), a private or reserved address, which is not allowed`);
+const refuse = (host: string, ip: string, field = 'webhook_url', setting?: string) =>
+  invalidArgument(
+    `${field}_forbidden`,
+    `${field} resolves to ${ip} (${host}), a private or reserved address, which is not allowed` +
+      (setting ? ` (an operator who needs it, e.g. for a receiver on the same machine, sets ${setting}=true)` : ''),
+  );
 
 export interface PublicUrlOptions {
   allowPrivate: boolean;
   /** The input's name in error codes and messages (default webhook_url). */
   field?: string;
+  /** The operator's setting that allows private networks, named in the refusal: someone trying it locally needs it. */
+  setting?: string;
   resolve?: (host: string) => Promise<string[]>;
 }
 
@@ -95,7 +101,7 @@ export const assertPublicUrl = async (url: string, options: PublicUrlOptions): P
     throw invalidArgument(`${field}_unresolvable`, `${field} host ${host} does not resolve`);
   }
   const bad = addresses.find(isForbiddenAddress);
-  if (bad !== undefined) throw refuse(host, bad, options.field);
+  if (bad !== undefined) throw refuse(host, bad, options.field, options.setting);
 };
 
 /**

@@ -12,6 +12,8 @@ export interface InstancesConfig extends NatsSettings {
 }
 
 export const DEFAULT_INSTANCE_QUOTA = 100;
+/** The setting that lets webhook URLs reach private networks (named in the refusal). */
+export const WEBHOOK_PRIVATE_NETWORKS_SETTING = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS';
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfig => {
   return {
@@ -19,7 +21,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): InstancesConfi
     grpcAddress: envString(env, 'INSTANCES_GRPC_ADDRESS', '127.0.0.1:50051'),
     opsHost: envString(env, 'OPS_HOST', '127.0.0.1'),
     opsPort: envPort(env, 'OPS_PORT', 9101),
-    allowPrivateNetworks: envBool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    allowPrivateNetworks: envBool(env, WEBHOOK_PRIVATE_NETWORKS_SETTING, false),
     instanceQuota: envInt(env, 'INSTANCE_QUOTA', DEFAULT_INSTANCE_QUOTA),
   };
 };

@@ -11,7 +11,7 @@ import {
   type RunningService,
 } from '@wagw/lib';
 import { InstanceDirectory, InstancesService } from './application';
-import { DEFAULT_INSTANCE_QUOTA, type InstancesConfig } from './config';
+import { DEFAULT_INSTANCE_QUOTA, WEBHOOK_PRIVATE_NETWORKS_SETTING, type InstancesConfig } from './config';
 import { instancesHandlers } from './grpc/instancesServer';
 
 export type RunningInstancesService = RunningService;
@@ -28,7 +28,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       secrets,
       directory,
       keys,
-      checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks }),
+      checkWebhookUrl: (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, setting: WEBHOOK_PRIVATE_NETWORKS_SETTING }),
       instanceQuota: config.instanceQuota ?? DEFAULT_INSTANCE_QUOTA,
     });
     const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(instances, logger), config.grpcAddress, logger);

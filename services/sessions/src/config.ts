@@ -77,6 +77,9 @@ const leaseTimings = (env: NodeJS.ProcessEnv): { leaseTtlMs: number; leaseRenewM
   return { leaseTtlMs, leaseRenewMs };
 };
 
+/** The setting that lets media URLs reach private networks (named in the refusal). */
+export const MEDIA_PRIVATE_NETWORKS_SETTING = 'MEDIA_ALLOW_PRIVATE_NETWORKS';
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig => {
   const connector = envString(env, 'WA_CONNECTOR', 'baileys');
   if (connector !== 'sandbox' && connector !== 'baileys') throw invalidArgument('bad_config', `WA_CONNECTOR must be baileys or sandbox, got '${connector}'`);
@@ -104,7 +107,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     mediaDownloadsMax: envInt(env, 'MEDIA_DOWNLOADS_MAX', 16, { min: 1 }),
     autoMarkRead: envBool(env, 'AUTO_MARK_READ', false),
     restrictedPauseMs: envMs(env, 'SEND_RESTRICTED_PAUSE_MS', 3_600_000),
-    allowPrivateNetworks: envBool(env, 'MEDIA_ALLOW_PRIVATE_NETWORKS', false),
+    allowPrivateNetworks: envBool(env, MEDIA_PRIVATE_NETWORKS_SETTING, false),
     replicaId: envString(env, 'SESSIONS_REPLICA_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
     ...leaseTimings(env),
     // 0 would sweep for unheld instances every millisecond.

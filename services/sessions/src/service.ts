@@ -15,7 +15,7 @@ import {
   type RunningService,
 } from '@wagw/lib';
 import { MessagesService } from './application/messagesService';
-import { type SessionsConfig } from './config';
+import { MEDIA_PRIVATE_NETWORKS_SETTING, type SessionsConfig } from './config';
 import { BaileysConnector } from './connector/baileys';
 import type { Connector } from './connector/port';
 import { KvSandboxLedger, SandboxPlatform } from './connector/sandbox';
@@ -113,7 +113,7 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     dispatcher.decideFor((instanceId) => ownership.owns(instanceId) || (ownership.isFree(instanceId) && unheld.decides()));
     dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
-    const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url' }), {
+    const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url', setting: MEDIA_PRIVATE_NETWORKS_SETTING }), {
       ledger,
       quotas: config.sendQuotas,
       folded: () => ledgerFeed.position,
