@@ -149,6 +149,8 @@ describe('erasure over HTTP (erase_instance_data)', () => {
     // Every replica drops the instance's refs when it sees the erasure (milliseconds later).
     const gone = await eventually(media, (r) => r.status === 404);
     expect([gone.status, gone.body.code]).toEqual([404, 'message_not_found']);
+    // Told why: a client that saw the message received would otherwise doubt its own id.
+    expect(gone.body.error).toContain('erased');
   });
 
   it('is idempotent, and the instance keeps working afterwards with a new key', async () => {

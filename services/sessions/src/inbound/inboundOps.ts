@@ -2,7 +2,12 @@ import { AppError, conflict, isAppError, notFound, unavailable, type Logger } fr
 import { MediaUnavailable, type Connection, type Connector, type MediaDownload } from '../connector/port';
 import type { InboundRefStore } from './inboundRefs';
 
-const messageNotFound = (): AppError => notFound('message_not_found', 'This instance received no message with this id (or received it over 30 days ago)');
+/** What drops a received message's ref: its age (KV TTL), an erasure or a reset (service.ts); the client is told all three. */
+const messageNotFound = (): AppError =>
+  notFound(
+    'message_not_found',
+    "This instance received no message with this id, or none that can still be reached: over 30 days ago, or before the instance's data was erased or the instance reset",
+  );
 
 /** The ref of a message the instance received; a 404 for any other id (another instance's, one we sent, a made-up one). */
 const refOf = async (refs: InboundRefStore, instanceId: string, messageId: string): Promise<string> => {
