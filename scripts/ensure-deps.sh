@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$major" -lt 20 ]; then
-  echo "Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))." >&2
+# package.json's engines (>=20.19): the services load Baileys, an ES module, with require(), which 20.19 brought.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null; then
+  echo "Node.js 20.19 or newer is required (found: $(node --version 2>/dev/null || echo none))." >&2
   exit 1
 fi
 
