@@ -1,4 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
+// The class the client answers a status with; the package exports it only from its internal entry point.
+import { JetStreamStatusError } from '@nats-io/jetstream/internal';
 import type { NatsHandle } from '../nats';
 import { orderedScan, rangeReaderFor } from './jetStreamReader';
 
@@ -10,8 +12,11 @@ const END = 5;
 const message = (seq: number): JsMsg =>
   ({ subject: `events.S${seq}.message`, seq, headers: undefined, header: undefined, string: () => '{}' }) as unknown as JsMsg;
 
-/** A consumer's messages: those it delivers, then nothing until it is stopped (a silent consumer). */
-const messages = (seqs: number[]): AsyncIterable<JsMsg> & { stop(): void } => {
+/**
+ * A consumer's messages: those it delivers, then nothing until it is stopped (a silent consumer). `refused`: its
+ * status says no server took its pull (no_responders), as a cluster node that does not know the consumer yet answers.
+ */
+const messages = (seqs: number[], refused = false): AsyncIterable<JsMsg> & { stop(): void; status(): AsyncIterable<{ type: string }> } => {
   let stopped = false;
   let wake: () => void = () => undefined;
   const stop = new Promise<void>((resolve) => (wake = resolve));
@@ -19,6 +24,10 @@ const messages = (seqs: number[]): AsyncIterable<JsMsg> & { stop(): void } => {
     stop: () => {
       stopped = true;
       wake();
+    },
+    async *status() {
+      if (refused) yield { type: 'no_responders' };
+      await stop;
     },
     async *[Symbol.asyncIterator]() {
       for (const seq of seqs) {
@@ -29,6 +38,9 @@ const messages = (seqs: number[]): AsyncIterable<JsMsg> & { stop(): void } => {
     },
   };
 };
+
+/** In `delivers`: a consumer whose first pull no server takes, and that delivers nothing. */
+const REFUSED = -1;
 
 /**
  * A handle whose n-th consumer delivers the sequences from where it starts up to `delivers[n]` (then stays silent),
@@ -41,15 +53,15 @@ const scriptedNats = (delivers: number[]): { nats: NatsHandle; starts: number[] 
     const upTo = delivers[starts.length] ?? 0;
     starts.push(from);
     const seqs = Array.from({ length: Math.max(0, upTo - from + 1) }, (_, i) => from + i);
-    return { consume: async () => messages(seqs) };
+    return { consume: async () => messages(seqs, upTo === REFUSED) };
   };
   return { nats: { js: { consumers: { get } } } as unknown as NatsHandle, starts };
 };
 
-const read = async (nats: NatsHandle, holdMs = 0): Promise<{ seqs: number[]; error: unknown }> => {
+const read = async (nats: NatsHandle, holdMs = 0, silenceMs = SILENCE_MS): Promise<{ seqs: number[]; error: unknown }> => {
   const seqs: number[] = [];
   try {
-    for await (const m of orderedScan(nats, 'EVENTS', 'events.>', 1, END, SILENCE_MS)) {
+    for await (const m of orderedScan(nats, 'EVENTS', 'events.>', 1, END, silenceMs)) {
       seqs.push(m.seq);
       if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
     }
@@ -73,6 +85,20 @@ describe('orderedScan', () => {
     expect(starts).toEqual([1, 3]);
   });
 
+  it('replaces at once, not after the silence limit, a consumer whose pulls no server took (a cluster node that did not know it yet)', async () => {
+    const { nats, starts } = scriptedNats([REFUSED, REFUSED, END]);
+    const started = Date.now();
+    // A silence limit far beyond the test's time-out: only the refusal can have replaced them.
+    expect(await read(nats, 0, 60_000)).toEqual({ seqs: [1, 2, 3, 4, 5], error: null });
+    expect(starts).toEqual([1, 1, 1]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('fails the read as unavailable when consumer after consumer is refused', async () => {
+    const { nats } = scriptedNats(Array.from({ length: 20 }, () => REFUSED));
+    expect((await read(nats, 0, 60_000)).error).toMatchObject({ code: 'event_store_unavailable' });
+  });
+
   it('fails the read as unavailable when the consumer replacing a silent one is silent too', async () => {
     const { nats, starts } = scriptedNats([2, 3]);
     const { seqs, error } = await read(nats);
@@ -83,6 +109,9 @@ describe('orderedScan', () => {
 });
 
 describe('batch direct reads (nats-server 2.11+)', () => {
+  /** In `answers`: a replica that holds no message at or after the sequence asked for (it has not stored them yet). */
+  const NOT_FOUND = -1;
+
   /**
    * A handle whose n-th batch answers the sequences from where it starts up to `answers[n]`, then ends (the end of the
    * batch) when it reached `END`, or else says nothing more until it is stopped (its replica died half-way).
@@ -92,12 +121,24 @@ describe('batch direct reads (nats-server 2.11+)', () => {
     const getBatch = async (_stream: string, options: { seq: number; callback: (done: { err?: Error } | null, m: unknown) => void }) => {
       const upTo = answers[starts.length] ?? 0;
       starts.push(options.seq);
+      if (upTo === NOT_FOUND) {
+        options.callback({ err: new JetStreamStatusError('message not found', 404) }, {});
+        return { stop: () => undefined };
+      }
       for (let seq = options.seq; seq <= upTo; seq++) options.callback(null, message(seq));
       if (upTo >= END) options.callback({}, {});
       return { stop: () => options.callback({}, {}) };
     };
     return { nats: { serverVersion: '2.12.15', jsm: { direct: { getBatch } } } as unknown as NatsHandle, starts };
   };
+
+  it('asks again when a replica that has not stored the range yet answers 404 message not found, instead of failing the read', async () => {
+    const { nats, starts } = scriptedBatches([NOT_FOUND, END]);
+    const read = rangeReaderFor(nats, 'EVENTS', SILENCE_MS);
+    const commits = await read('events.>', 1, END, 100, (m) => ({ sequence: m.seq }) as never);
+    expect(commits.map((c: { sequence: number }) => c.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect(starts).toEqual([1, 1]);
+  });
 
   it('asks again from the next sequence when a batch stops half-way (its replica died: the rest never comes)', async () => {
     const { nats, starts } = scriptedBatches([2, END]);
