@@ -113,11 +113,16 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
     dispatcher.decideFor((instanceId) => ownership.owns(instanceId) || (ownership.isFree(instanceId) && unheld.decides()));
     dispatcher.start();
     sessions.startClaiming(config.claimEveryMs);
-    const messages = new MessagesService(events, registry, (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url', setting: MEDIA_PRIVATE_NETWORKS_SETTING }), {
-      ledger,
-      quotas: config.sendQuotas,
-      folded: () => ledgerFeed.position,
-    });
+    const messages = new MessagesService(
+      events,
+      registry,
+      (url) => assertPublicUrl(url, { allowPrivate: config.allowPrivateNetworks, field: 'media_url', setting: MEDIA_PRIVATE_NETWORKS_SETTING }),
+      {
+        ledger,
+        quotas: config.sendQuotas,
+        folded: () => ledgerFeed.position,
+      },
+    );
     const downloads = new DownloadSlots(config.mediaDownloadsMax);
     const grpc = await startGrpcServer(
       loadSessionsProto().Sessions.service,
