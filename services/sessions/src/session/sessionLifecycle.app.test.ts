@@ -1,8 +1,8 @@
 import { InMemoryEventStore, instanceEvent, instanceStream, type InstanceEvent } from '@wagw/lib';
+import { LikeBaileys } from '../../../../test/harness/likeBaileysConnector';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
-import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
@@ -11,90 +11,9 @@ import type { Leases } from './sessionOptions';
 
 // Application tests of the session manager's connection lifecycle when requests meet: a reconnect, a reset, a lost
 // lease or a get_qrcode while a connection is still being opened or logged out. The real manager, fact writer and
-// registry on an in-memory store; a connector that behaves as the Baileys one does where it matters (one open
-// connection per instance, which purge closes; opening and logging out take a while, held here by gates).
+// registry on an in-memory store; a connector that behaves as the Baileys one does where it matters (LikeBaileys).
 
 const NUMBER = '4915112345678';
-
-interface Opened {
-  closed: boolean;
-  qr: string;
-}
-
-/** Holds calls until the test lets them go. */
-class Gate {
-  held = false;
-  private waiting: Array<() => void> = [];
-
-  get count(): number {
-    return this.waiting.length;
-  }
-
-  pass(): Promise<void> {
-    if (!this.held) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  open(): void {
-    this.held = false;
-    this.waiting.splice(0).forEach((go) => go());
-  }
-}
-
-class LikeBaileys implements Connector {
-  readonly name = 'like-baileys';
-  readonly opened: Opened[] = [];
-  /** connect() waits here before it opens (reading the credentials takes a moment). */
-  readonly connecting = new Gate();
-  /** logout() waits here once its connection is closed (WhatsApp's answer, the wipe). */
-  readonly loggingOut = new Gate();
-  /** connect() throws: the platform cannot be reached. */
-  unreachable = false;
-  private readonly open = new Map<string, Opened>();
-  private n = 0;
-
-  async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
-    await this.connecting.pass();
-    if (this.unreachable) throw new Error('the platform cannot be reached');
-    const conn: Opened = { closed: false, qr: `qr-${++this.n}` };
-    this.opened.push(conn);
-    this.open.set(instanceId, conn);
-    setImmediate(() => {
-      if (!conn.closed) onEvent({ type: 'qr', qr: conn.qr });
-    });
-    const close = async (): Promise<void> => {
-      conn.closed = true;
-      if (this.open.get(instanceId) === conn) this.open.delete(instanceId);
-    };
-    const none = async (): Promise<never> => Promise.reject(new Error('not scripted'));
-    return {
-      send: none,
-      requestPairingCode: none,
-      checkNumbers: none,
-      listGroups: none,
-      setTyping: none,
-      markRead: none,
-      logout: async () => {
-        await close();
-        await this.loggingOut.pass();
-      },
-      close,
-    };
-  }
-
-  live(): Opened[] {
-    return this.opened.filter((c) => !c.closed);
-  }
-
-  async purge(instanceId: string): Promise<void> {
-    const conn = this.open.get(instanceId);
-    if (conn) conn.closed = true;
-    this.open.delete(instanceId);
-  }
-
-  downloadMedia = async (): Promise<never> => Promise.reject(new Error('not scripted'));
-  forgetContent = async (): Promise<void> => undefined;
-}
 
 describe('SessionManager: connections opened, stopped and reset at once (application, in-memory store)', () => {
   let store: InMemoryEventStore;

@@ -202,9 +202,13 @@ export class SessionManager {
     return started;
   }
 
-  /** Starts a connection; the caller holds the lease, which a failed start gives up (the claim sweep tries again). */
-  private async start(instanceId: string): Promise<Session> {
+  /**
+   * Starts a connection; the caller holds the lease, which a failed start gives up (the claim sweep tries again).
+   * `reconnectAttempts`: a reconnect's count so far, carried to the new session so the backoff grows until one connects.
+   */
+  private async start(instanceId: string, reconnectAttempts = 0): Promise<Session> {
     const session = newSession(instanceId);
+    session.reconnectAttempts = reconnectAttempts;
     try {
       await this.resets.settle(instanceId);
       this.sessions.set(instanceId, session);
@@ -296,7 +300,7 @@ export class SessionManager {
       if (this.sessions.get(session.instanceId) !== session || !this.ownership.owns(session.instanceId)) return;
       this.sessions.delete(session.instanceId);
       // A failed start gives the lease up itself.
-      this.start(session.instanceId).catch((error: unknown) => {
+      this.start(session.instanceId, session.reconnectAttempts).catch((error: unknown) => {
         this.logger.warn({ err: error, instanceId: session.instanceId }, 'reconnect failed; the next sweep retries');
       });
     }, delay);

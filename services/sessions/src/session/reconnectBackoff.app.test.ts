@@ -1,0 +1,78 @@
+import { InMemoryEventStore, instanceEvent, instanceStream } from '@wagw/lib';
+import { LikeBaileys } from '../../../../test/harness/likeBaileysConnector';
+import { testLogger } from '../../../../test/harness/logger';
+import { eventually } from '../../../../test/harness/wait';
+import { MemoryTextBucket } from '../connector/baileys/textBucket';
+import { InboundRefStore } from '../inbound/inboundRefs';
+import { InstanceRegistry } from '../registry/instanceRegistry';
+import { FactWriter } from './factWriter';
+import { SessionManager } from './sessionManager';
+import type { Leases } from './sessionOptions';
+
+// README "Sessions": a linked instance whose connection drops (428, 503, 500, ...) reconnects with backoff, 1 s
+// doubling to 60 s. A hunt saw it retry about once a second for as long as WhatsApp stayed unreachable (35
+// instance.disconnected webhooks in 35 s): each retry started a new session, whose attempt count began at 0.
+
+const ID = 'BACKOFF1';
+const NUMBER = '4915112345678';
+
+describe('SessionManager: reconnects of a linked instance while the platform stays down (application, in-memory store)', () => {
+  let registry: InstanceRegistry;
+  let sessions: SessionManager;
+
+  afterEach(async () => {
+    await sessions.closeAll();
+    await registry.stop();
+  });
+
+  it('waits longer before each attempt: 0.7 s, 1.4 s, 2.8 s (the lowest jitter), not 0.7 s every time', async () => {
+    const store = new InMemoryEventStore();
+    registry = new InstanceRegistry(store, testLogger());
+    registry.start();
+    const now = new Date().toISOString();
+    await store.append(
+      instanceStream(ID),
+      [
+        instanceEvent('InstanceCreated', now, { instance_id: ID, account: 'acme' }),
+        instanceEvent('InstanceLinked', now, { number: NUMBER }),
+        instanceEvent('InstanceConnected', now, {}),
+      ],
+      { expectedVersion: 0, commandId: 'linked' },
+    );
+    await eventually(
+      async () => registry.get(ID)?.linkedNumber,
+      (number) => number === NUMBER,
+    );
+    const connector = new LikeBaileys();
+    connector.dropsOnOpen = true;
+    let held = false;
+    const leases: Leases = {
+      acquire: async () => (held = true),
+      release: async () => void (held = false),
+      owns: () => held,
+      isFree: () => !held,
+      onLost: () => undefined,
+      onFreed: () => undefined,
+      stop: async () => void (held = false),
+    };
+    sessions = new SessionManager(
+      connector,
+      new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
+      registry,
+      leases,
+      testLogger(),
+      undefined,
+      () => 0,
+    );
+    await leases.acquire(ID);
+    await sessions.reconnect(ID).catch(() => undefined);
+    await eventually(
+      async () => connector.opened.length,
+      (opened) => opened >= 4,
+      10_000,
+    );
+    const gaps = connector.opened.slice(1, 4).map((conn, i) => conn.at - connector.opened[i]!.at);
+    // Each gap is the backoff's delay plus the few ms a connection takes to open and drop.
+    expect(gaps.map((gap) => Math.round(gap / 100) * 100)).toEqual([700, 1_400, 2_800]);
+  }, 20_000);
+});
