@@ -28,6 +28,8 @@ const OURS = `m_${'a'.repeat(32)}`;
 const THEIRS = `in_${'b'.repeat(24)}`;
 const OLD = `in_${'c'.repeat(24)}`;
 const IN_GROUP = `in_${'d'.repeat(24)}`;
+/** A send of ours that failed: WhatsApp never had it. */
+const FAILED = `m_${'e'.repeat(32)}`;
 const CARD = 'BEGIN:VCARD\nVERSION:3.0\nFN:Jane Doe\nEND:VCARD';
 
 const instance = (...events: InstanceEvent[]): GivenCommit => ({ stream: instanceStream(ID), events });
@@ -48,6 +50,8 @@ const history: GivenCommit[] = [
   // Received before the platform's id was kept.
   received(OLD, {}),
   received(IN_GROUP, { platform_message_id: '3EB0GROUP', group_id: GROUP }),
+  message(FAILED, messageEvent('MessageAccepted', NOW, { message_id: FAILED, to: PEER, type: 'text', text: 'lost', media_url: null, filename: null })),
+  message(FAILED, messageEvent('MessageFailed', NOW, { message_id: FAILED, to: PEER, reason: 'send_failed' })),
 ];
 
 const send = (changes: Partial<SendCommand> = {}): SendCommand => ({
@@ -132,6 +136,8 @@ describe('MessagesService.accept: replies, locations, contacts, reactions, group
     ],
     ['a group message, from the 1:1 chat', { type: 'reaction', text: '', reactionMessageId: IN_GROUP, emoji: '👍' }, 'invalid_argument', 'message_not_in_chat'],
     ['a message received before replies were possible', { quotedMessageId: OLD }, 'invalid_argument', 'message_not_quotable'],
+    ['a reply to a send that failed', { quotedMessageId: FAILED }, 'conflict', 'message_not_sent'],
+    ['a reaction to a send that failed', { type: 'reaction', text: '', reactionMessageId: FAILED, emoji: '👍' }, 'conflict', 'message_not_sent'],
     ['both a number and a group', { groupId: GROUP }, 'invalid_argument', 'invalid_recipient'],
     ['a group id of another form', { to: '', groupId: '4915112345678@s.whatsapp.net' }, 'invalid_argument', 'invalid_group_id'],
     ['a latitude out of range', { type: 'location', location: { latitude: -91, longitude: 0, name: null } }, 'invalid_argument', 'invalid_latitude'],

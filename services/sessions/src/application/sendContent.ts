@@ -4,6 +4,7 @@ import {
   assertLocation,
   assertMessageId,
   assertVcard,
+  conflict,
   exceedsCharacters,
   invalidArgument,
   isPhoneNumber,
@@ -63,9 +64,11 @@ export const assertContent = (content: SendContent): void => {
 
 /** The message `messageId` of the instance as a send refers to it, or null when the history has no such message. */
 export const messageRefOf = async (events: EventStore, instanceId: string, messageId: string): Promise<MessageRef | null> => {
-  const [first] = await events.readStream(messageStream(instanceId, messageId));
-  const event = first?.events[0];
+  const commits = await events.readStream(messageStream(instanceId, messageId));
+  const event = commits[0]?.events[0];
   if (event?.type === 'MessageAccepted') {
+    // A send of ours that failed never reached WhatsApp: a reply to it or a reaction would point at nothing there.
+    if (commits.some((c) => c.events.some((e) => e.type === 'MessageFailed'))) throw new ReferredMessageNotSent(messageId);
     const data = event.data as MessageAccepted['data'];
     return { fromMe: true, id: messageId, chat: data.to, participant: null, text: data.text };
   }
@@ -85,9 +88,22 @@ export const messageRefOf = async (events: EventStore, instanceId: string, messa
   return null;
 };
 
+/** A reply's or a reaction's message is a send of ours that failed (`message_not_sent` at accept; the send fails in dispatch). */
+export class ReferredMessageNotSent extends Error {
+  /** The reason a send referring to it fails with, when it failed after that send was accepted. */
+  static readonly reason = 'referred_message_not_sent';
+
+  constructor(readonly messageId: string) {
+    super(`message ${messageId} failed to send: WhatsApp never had it`);
+  }
+}
+
 /** A message a send refers to: it must be in the same chat (404 when the instance has no such message). */
 export const referredMessage = async (events: EventStore, instanceId: string, messageId: string, chat: string, field: string): Promise<MessageRef> => {
-  const ref = await messageRefOf(events, instanceId, messageId);
+  const ref = await messageRefOf(events, instanceId, messageId).catch((error: unknown) => {
+    if (error instanceof ReferredMessageNotSent) throw conflict('message_not_sent', `${field}: ${error.message}; nothing to reply or react to`);
+    throw error;
+  });
   if (!ref) throw notFound('message_not_found', `${field}: this instance has no message ${messageId}`);
   if (ref.chat !== chat) throw invalidArgument('message_not_in_chat', `${field}: message ${messageId} is in another chat than this send`);
   return ref;

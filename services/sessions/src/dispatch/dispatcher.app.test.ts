@@ -1,4 +1,4 @@
-import { instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream } from '@wagw/lib';
+import { instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type MessageAccepted } from '@wagw/lib';
 import { dispatchRig, type DispatchRig } from '../../../../test/harness/dispatchRig';
 import { eventually } from '../../../../test/harness/wait';
 import type { Connection } from '../connector/port';
@@ -233,6 +233,28 @@ describe('Dispatcher (application, in-memory store, sandbox platform)', () => {
       5_000,
     );
     expect(sent.map((m) => m.text)).toEqual(['behind it']);
+  });
+
+  it('fails a reaction or a reply to a send that failed before them (WhatsApp never had it), and sends neither', async () => {
+    await givenLinked();
+    await goOnline();
+    const connection = open.get(id)!;
+    open.set(id, Object.assign(Object.create(connection) as Connection, { send: () => Promise.reject(new Error('platform error')) }));
+    await accept('m1', 'never arrives');
+    // Accepted while m1 still waited its turn (the accept found it queued, not failed).
+    const refer = (messageId: string, data: Partial<MessageAccepted['data']>) =>
+      store.append(
+        messageStream(id, messageId),
+        [messageEvent('MessageAccepted', now(), { message_id: messageId, to: TO, type: 'text', text: 'about m1', media_url: null, filename: null, ...data })],
+        { expectedVersion: 0, commandId: `accept-${messageId}` },
+      );
+    await refer('m2', { type: 'reaction', text: null, reaction: { message_id: 'm1', emoji: '👍' } });
+    await refer('m3', { quoted_message_id: 'm1' });
+    dispatcher.start();
+    expect(await failureOf('m1')).toEqual(['send_failed']);
+    open.set(id, connection);
+    expect([await failureOf('m2'), await failureOf('m3')]).toEqual([['referred_message_not_sent'], ['referred_message_not_sent']]);
+    expect(platform.sent(id)).toEqual([]);
   });
 
   it('hands a send out again, same message id, when no receipt came for it (the connection dropped after the write, before the ack)', async () => {

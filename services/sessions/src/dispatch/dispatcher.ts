@@ -6,6 +6,7 @@ import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { SendQueue } from '../registry/sendLedger';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 import { LocalSends } from './localSends';
+import { ReferredMessageNotSent } from '../application/sendContent';
 import { outboundOf, typingMsFor, type TypingOptions } from './outbound';
 import { QueueSweeper } from './queueSweeper';
 import { SendAborts } from './sendAborts';
@@ -219,7 +220,14 @@ export class Dispatcher {
           return 'retry';
         }
       }
-      const outbound = await outboundOf(this.events, instanceId, accepted, media);
+      let outbound;
+      try {
+        outbound = await outboundOf(this.events, instanceId, accepted, media);
+      } catch (error) {
+        // The send it replies or reacts to failed after this one was accepted: it would point at nothing on WhatsApp.
+        if (error instanceof ReferredMessageNotSent) return await this.fail(instanceId, accepted, ReferredMessageNotSent.reason);
+        throw error;
+      }
       if (typingMs > 0) await this.type(connection, to, typingMs, signal);
       // A refusal (463) may have come during the pacing gap, the typing or the media fetch: the account's sends wait.
       if (this.sessions.sendsPaused(instanceId)) return 'waiting';
