@@ -64,20 +64,17 @@ const allowedValues = (errors: ValidationErrors, path: string): string[] | null 
 };
 
 /**
- * What a request got wrong, as Fastify words it (`querystring/limit must be <= 1000`), except for a value outside a
- * list (a union of literals: `type`, `enable`, `status`, ...): Ajv says "must be equal to constant" once per allowed
- * value and then "must match a schema in anyOf", which names none. That becomes "querystring/type must be one of:
- * text, media, ...".
+ * What a request got wrong, in Fastify's words (`querystring/limit must be <= 1000`: its default formatter's
+ * `<part><path> <message>`, joined by ", "), except for a value outside a list (a union of literals: `type`, `enable`,
+ * `status`, ...): Ajv says "must be equal to constant" once per allowed value and then "must match a schema in anyOf",
+ * which names none. That becomes "querystring/type must be one of: text, media, ...".
  */
-export const validationMessage = (error: FastifyError): string => {
-  const errors = error.validation ?? [];
-  const context = error.validationContext ?? 'request';
+const validationMessage = (context: string, errors: ValidationErrors): string => {
   const lists = new Map<string, string[]>();
   for (const e of errors) {
     const values = e.keyword === 'anyOf' ? allowedValues(errors, e.instancePath) : null;
     if (values) lists.set(e.instancePath, values);
   }
-  if (lists.size === 0) return error.message;
   const parts: string[] = [];
   for (const e of errors) {
     const values = lists.get(e.instancePath);
@@ -86,6 +83,16 @@ export const validationMessage = (error: FastifyError): string => {
   }
   return parts.join(', ');
 };
+
+/**
+ * The 400 answer to input its schema refused (`context`: the part, e.g. `querystring`), from the validator's errors.
+ * The error handler answers with it, and the OpenAPI document makes each operation's 400 example with it
+ * (operationExamples.ts), so the two cannot word it differently.
+ */
+export const invalidRequestAnswer = (context: string, errors: ValidationErrors): { error: string; code: string } => ({
+  error: `Invalid ${context}: ${validationMessage(context, errors)}`,
+  code: 'invalid_request',
+});
 
 /** Errors answer `{ error, code }`; 5xx details stay in the log. */
 export const registerErrorHandling = (app: FastifyInstance): void => {
@@ -106,10 +113,7 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
       return reply.code(status).send({ error: error.kind === 'internal' ? 'Internal error' : error.message, code: error.code });
     }
     if (error instanceof HttpRefusal) return reply.code(error.status).headers(error.headers).send({ error: error.message, code: error.code });
-    if (error.validation) {
-      const field = error.validationContext ? `${error.validationContext}` : 'request';
-      return reply.code(400).send({ error: `Invalid ${field}: ${validationMessage(error)}`, code: 'invalid_request' });
-    }
+    if (error.validation) return reply.code(400).send(invalidRequestAnswer(error.validationContext ?? 'request', error.validation));
     const { status, body } = fastifyAnswer(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return reply.code(status).send(body);

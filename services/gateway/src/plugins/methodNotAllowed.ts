@@ -1,13 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
+ * The 405 of `method` on `path`, which takes `allowed`: the `Allow` header and the body. The not-found handler answers
+ * with it, and the OpenAPI document makes each operation's 405 example with it.
+ */
+export const methodNotAllowedAnswer = (method: string, path: string, allowed: Iterable<string>) => {
+  const allow = [...allowed].sort().join(', ');
+  return { allow, body: { error: `Method ${method} is not allowed on ${path}; use ${allow}`, code: 'method_not_allowed' } };
+};
+
+/** The methods a path takes (its routes' and those of every wildcard route above it); empty for an unknown path. */
+export type MethodsOf = (path: string) => ReadonlySet<string>;
+
+/**
  * Answers a known path called with a method it does not take with 405 and `Allow` (RFC 9110 §15.5.6), and an unknown
  * path with 404; both with the JSON error body. Must be registered before the routes, so it sees each one added.
  * `Allow` lists the methods registered, nothing more: with `exposeHeadRoutes` off (app.ts) a GET route has no HEAD
  * unless it registers one (the static files do), so a HEAD there is a 405 too. A wildcard route (`/v1/docs/*`, the
- * docs page's files) makes every path under its prefix known, with its methods.
+ * docs page's files) makes every path under its prefix known, with its methods. Returns the methods of a path, as
+ * it answers them (the OpenAPI document's 405 examples).
  */
-export const registerMethodNotAllowed = (app: FastifyInstance): void => {
+export const registerMethodNotAllowed = (app: FastifyInstance): MethodsOf => {
   const methodsByPath = new Map<string, Set<string>>();
   app.addHook('onRoute', ({ url, method }) => {
     const methods = methodsByPath.get(url) ?? new Set<string>();
@@ -24,12 +37,10 @@ export const registerMethodNotAllowed = (app: FastifyInstance): void => {
     const path = request.url.split('?')[0] ?? '';
     const allowed = methodsOf(path);
     if (allowed.size > 0) {
-      const allow = [...allowed].sort().join(', ');
-      return reply
-        .code(405)
-        .header('allow', allow)
-        .send({ error: `Method ${request.method} is not allowed on ${path}; use ${allow}`, code: 'method_not_allowed' });
+      const { allow, body } = methodNotAllowedAnswer(request.method, path, allowed);
+      return reply.code(405).header('allow', allow).send(body);
     }
     return reply.code(404).send({ error: `Route ${request.method} ${path} not found`, code: 'route_not_found' });
   });
+  return methodsOf;
 };

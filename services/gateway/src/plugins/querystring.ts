@@ -40,14 +40,20 @@ export const parseQuery = (query: string): ParsedQuery => {
   return result;
 };
 
+/**
+ * The 400 of a query with a component that is not %-encoded UTF-8 (its raw name): every route answers it, so it is
+ * also the OpenAPI document's 400 example of an operation whose schema takes an empty input (operationExamples.ts).
+ */
+export const undecodableQueryAnswer = (name: string) => ({
+  error: `Invalid querystring: parameter ${JSON.stringify(name.slice(0, 64))} is not %-encoded UTF-8 (e.g. %C3%A9 for é)`,
+  code: 'invalid_request',
+});
+
 /** Refuses a request whose query `parseQuery` could not decode: 400, before anything else runs. */
 export const registerStrictQuery = (app: FastifyInstance): void => {
   app.addHook('onRequest', async (request, reply) => {
     const name = undecodable.get(request.query as ParsedQuery);
     if (name === undefined) return undefined;
-    return reply.code(400).send({
-      error: `Invalid querystring: parameter ${JSON.stringify(name.slice(0, 64))} is not %-encoded UTF-8 (e.g. %C3%A9 for é)`,
-      code: 'invalid_request',
-    });
+    return reply.code(400).send(undecodableQueryAnswer(name));
   });
 };

@@ -33,16 +33,27 @@ const instanceIdsOf = (request: FastifyRequest): unknown[] =>
     (id) => id !== undefined,
   );
 
+/** The scope an instance token needs for a route (`/v1/send`), or null for an account route, which none may call. */
+export const scopeOf = (route: string): TokenScope | null => (ACCOUNT_ROUTES.has(route) ? null : (SCOPE_OF_ROUTE[route] ?? 'manage'));
+
+/**
+ * The 403 of an instance token with `scopes` on a route: an account route, or a scope it lacks, says which; null when
+ * the token may call it. authorize answers with it, and the OpenAPI document makes each operation's 403 example with it.
+ */
+export const instanceTokenRefusal = (route: string, scopes: readonly TokenScope[]): AppError | null => {
+  const scope = scopeOf(route);
+  if (scope === null) return forbidden('account_token_required', `${route} needs an account token; this token is limited to one instance`);
+  if (!scopes.includes(scope)) return forbidden('insufficient_scope', `${route} needs the ${scope} scope; this token has ${scopes.join(', ')}`);
+  return null;
+};
+
 /**
  * Holds an instance token to its instance and scopes: an account route or a missing scope is a 403 that says which;
  * another instance answers 404, exactly like another account's. An account token may do everything.
  */
 export const authorize = (credential: Credential, request: FastifyRequest): void => {
   if (credential.instanceId === null) return;
-  const route = request.routeOptions.url ?? '';
-  if (ACCOUNT_ROUTES.has(route)) throw forbidden('account_token_required', `${route} needs an account token; this token is limited to one instance`);
-  const scope = SCOPE_OF_ROUTE[route] ?? 'manage';
-  if (!credential.scopes.includes(scope))
-    throw forbidden('insufficient_scope', `${route} needs the ${scope} scope; this token has ${credential.scopes.join(', ')}`);
+  const refusal = instanceTokenRefusal(request.routeOptions.url ?? '', credential.scopes);
+  if (refusal) throw refusal;
   if (instanceIdsOf(request).some((id) => id !== credential.instanceId)) throw notFound('instance_not_found', 'Instance not found');
 };

@@ -142,19 +142,22 @@ const withChecks = (validate: Compiled, before: Check[], after: Check[]): Valida
 };
 
 /**
- * Validates each part of a request with the compiler that suits it: bodies as typed JSON, the rest (text) coerced,
- * with a querystring's numbers held to decimal; strings of a body or query must be well-formed Unicode. Must be set
- * before the routes are registered.
+ * The validator of one part of a route: bodies as typed JSON, the rest (text) coerced, with a querystring's numbers
+ * held to decimal; strings of a body or query must be well-formed Unicode. The server validates with it, and the
+ * OpenAPI document runs it to make each operation's 400 example (operationExamples.ts).
  */
+export const compileValidator: ValidatorCompiler = (route) => {
+  // The factory's compilers take the route's definition (schema, method, url, part), as Fastify's default does.
+  const definition = { ...route };
+  if (route.httpPart === 'body') return withChecks(exact(definition), [], [wellFormedStrings]);
+  if (route.httpPart !== 'querystring') return withChecks(coercing(definition), [], []);
+  // A query cannot carry a lone surrogate (%ED%A0%80 is not UTF-8, so not decodable); checked anyway, so the rule
+  // does not hang on how the query happens to be parsed.
+  const decimal = decimalQueryNumbers(route.schema);
+  return withChecks(coercing(definition), decimal ? [decimal] : [], [wellFormedStrings]);
+};
+
+/** Validates each part of every route with compileValidator. Must be set before the routes are registered. */
 export const registerValidation = (app: FastifyInstance): void => {
-  app.setValidatorCompiler<unknown>((route) => {
-    // The factory's compilers take the route's definition (schema, method, url, part), as Fastify's default does.
-    const definition = { ...route };
-    if (route.httpPart === 'body') return withChecks(exact(definition), [], [wellFormedStrings]);
-    if (route.httpPart !== 'querystring') return withChecks(coercing(definition), [], []);
-    // A query cannot carry a lone surrogate (%ED%A0%80 is not UTF-8, so not decodable); checked anyway, so the rule
-    // does not hang on how the query happens to be parsed.
-    const decimal = decimalQueryNumbers(route.schema);
-    return withChecks(coercing(definition), decimal ? [decimal] : [], [wellFormedStrings]);
-  });
+  app.setValidatorCompiler<unknown>(compileValidator);
 };
