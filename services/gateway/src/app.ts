@@ -37,6 +37,7 @@ import { replayRoutes } from './routes/replay';
 import { eventsRoutes } from './routes/events';
 import { registerConsole } from './console';
 import { registerResponseDocs } from './responseDocs';
+import { operationExamples } from './operationExamples';
 import { SSE_DEFAULTS, type SseOptions } from './events/sseConnection';
 
 export interface GatewayDeps {
@@ -112,7 +113,8 @@ export const buildGateway = async ({
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
   registerStrictQuery(app);
-  registerMethodNotAllowed(app);
+  const methodsOf = registerMethodNotAllowed(app);
+  const withOperationExamples = operationExamples({ bodyLimit, methodsOf });
   registerHttpMetrics(app);
 
   await app.register(swagger, {
@@ -142,7 +144,7 @@ export const buildGateway = async ({
       },
       security: [{ bearer: [] }, { access_token: [] }],
     },
-    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1/, '') }),
+    transform: ({ schema, url, route }) => ({ schema: withOperationExamples(schema, route) ?? schema, url: url.replace(/^\/v1/, '') }),
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   app.get('/v1/openapi.json', async () => app.swagger());

@@ -1,4 +1,4 @@
-import { issueToken, SEND_CONTENT_LIMITS, WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
+import { issueToken, SEND_CONTENT_LIMITS, TOKEN_SCOPES, WEBHOOK_EVENT_TYPE_NAMES, type TokenScope } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { WindowCounter } from './rateLimit/windowCounter';
 import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
@@ -12,12 +12,12 @@ const INSTANCE = '6F1C0A9B3D2E4F5A6B7C';
 const MESSAGE = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
 
 interface Header {
-  schema?: { type?: string };
+  schema?: { type?: string; example?: string };
 }
 interface Response {
   description: string;
   headers?: Record<string, Header>;
-  content?: Record<string, { schema?: { type?: string; format?: string }; example?: { code?: string } }>;
+  content?: Record<string, { schema?: { type?: string; format?: string }; example?: { error?: string; code?: string } }>;
 }
 interface FieldSchema {
   maxLength?: number;
@@ -31,6 +31,12 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: { properties: Record<string, FieldSchema> } }> };
   responses: Record<string, Response>;
 }
+interface CallOptions {
+  headers?: Record<string, string>;
+  input?: Record<string, string>;
+  query?: string;
+  payload?: string;
+}
 interface Document {
   tags: { name: string }[];
   paths: Record<string, Record<string, Operation>>;
@@ -40,6 +46,12 @@ describe('the OpenAPI document tells what the server answers', () => {
   let gateway: FastifyInstance;
   let doc: Document;
   const auth = (account = 'acme') => ({ authorization: `Bearer ${issueToken(SECRET, account, 600)}` });
+  // Every request of the per-operation checks from its own account: the rate limit (3 per account) stays out of them.
+  let accounts = 0;
+  const accountToken = () => auth(`op${++accounts}`);
+  const instanceToken = (scopes: readonly TokenScope[]) => ({
+    authorization: `Bearer ${issueToken(SECRET, `op${++accounts}`, 600, { instanceId: INSTANCE, scopes })}`,
+  });
 
   beforeAll(async () => {
     const instances = {
@@ -134,6 +146,49 @@ describe('the OpenAPI document tells what the server answers', () => {
     expect(long.json()).toEqual(example('414'));
   });
 
+  it("shows on each operation the 400, 401, 403, 404, 405, 413, 414 and 415 it answers, in the server's words", async () => {
+    const OTHER = '0000000000000000000A';
+    /** The operation called as a client would: its method on its path, the input in its query (GET) or JSON body (POST). */
+    const call = (path: string, method: string, { headers = {}, input = {}, query = '', payload }: CallOptions = {}) => {
+      const search = new URLSearchParams(method === 'get' ? input : {}).toString();
+      const url = `/v1${path}?${[search, query].filter(Boolean).join('&')}`;
+      const body = payload ?? (method === 'post' ? JSON.stringify(input) : undefined);
+      const type = body === undefined ? {} : { 'content-type': 'application/json' };
+      return gateway.inject({ method: method.toUpperCase() as 'GET' | 'POST', url, headers: { ...type, ...headers }, payload: body });
+    };
+    const answers = async (...calls: ReturnType<typeof call>[]) => (await Promise.all(calls)).map((r) => [r.statusCode, r.json<unknown>()]);
+    for (const [path, method, op] of operations()) {
+      const example = (status: string) => op.responses[status]?.content?.['application/json']?.example;
+      const answered = async (status: string, ...calls: ReturnType<typeof call>[]) =>
+        expect([op.operationId, status, await answers(...calls)]).toEqual([
+          op.operationId,
+          status,
+          expect.arrayContaining([[Number(status), example(status)]]),
+        ]);
+      // Called with nothing, or with a query that is not UTF-8 (every route refuses it): one of them is the example.
+      await answered('400', call(path, method, { headers: accountToken() }), call(path, method, { headers: accountToken(), query: '%ff' }));
+      await answered('401', call(path, method, { headers: { authorization: 'Bearer not-a-token' } }));
+      // An instance token with each single scope: what the operation refuses it is the example (an account operation refuses all).
+      await answered('403', ...TOKEN_SCOPES.map((scope) => call(path, method, { headers: instanceToken([scope]) })));
+      // An instance token naming another instance: refused as an unknown one.
+      if (op.responses['404']) await answered('404', call(path, method, { headers: instanceToken(TOKEN_SCOPES), input: { instance_id: OTHER } }));
+      const notAllowed = await gateway.inject({ method: 'DELETE', url: `/v1${path}`, headers: accountToken() });
+      expect([op.operationId, notAllowed.statusCode, notAllowed.json()]).toEqual([op.operationId, 405, example('405')]);
+      expect([op.operationId, notAllowed.headers.allow]).toEqual([op.operationId, op.responses['405']!.headers!.Allow!.schema!.example]);
+      const tooLarge = call(path, method, { headers: accountToken(), payload: 'x'.repeat(64 * 1024 + 1) });
+      if (example('413')?.code === 'request_too_large') await answered('413', tooLarge);
+      else
+        expect([op.operationId, op.responses['413']!.description, (await tooLarge).statusCode]).toEqual([
+          op.operationId,
+          expect.stringContaining('`request_too_large`'),
+          413,
+        ]);
+      if (op.responses['414']) await answered('414', call(path, method, { headers: accountToken(), query: `message=${'x'.repeat(9_000)}` }));
+      if (op.responses['415'])
+        await answered('415', call(path, method, { headers: { ...accountToken(), 'content-type': 'application/xml' }, payload: '<x/>' }));
+    }
+  });
+
   it('documents Retry-After on 429 and 503, RateLimit-* on 200 and 429: the headers the server sends', async () => {
     for (const [path, method, op] of operations()) {
       const headersOf = (status: string) => Object.keys(op.responses[status]?.headers ?? {});
@@ -192,7 +247,7 @@ describe('the OpenAPI document tells what the server answers', () => {
       '403': ['insufficient_scope', 'account_token_required'],
       '404': ['instance_not_found'],
       '405': ['method_not_allowed'],
-      '413': ['request_too_large'],
+      '413': ['request_too_large', 'media_too_large'],
       '414': ['url_too_long'],
       '415': ['unsupported_media_type', 'unsupported_content_encoding'],
       '429': ['rate_limited'],

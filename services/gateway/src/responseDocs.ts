@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { MAX_URL_LENGTH } from './plugins/limits';
+import { MAX_URL_LENGTH, URL_TOO_LONG_ANSWER } from './plugins/limits';
 import { FASTIFY_MESSAGES } from './plugins/errors';
 
 /**
@@ -34,40 +34,41 @@ export const RATE_LIMIT_HEADERS = headers('RateLimit-Limit', 'RateLimit-Remainin
 /** `Content-Disposition` (GET /v1/media). */
 export const CONTENT_DISPOSITION_HEADER = headers('Content-Disposition');
 
+export interface ErrorExample {
+  error: string;
+  code: string;
+}
+
 interface ErrorDoc {
   description: string;
-  /** A code the server really answers with this status, and its message (the document's example of the status). */
-  example: { error: string; code: string };
+  /**
+   * A code the server really answers with this status, and its message (the document's example of the status). None
+   * where the answer differs by operation (400, 403, 405, 413): operationExamples.ts makes each operation's own from
+   * the code that answers it.
+   */
+  example?: ErrorExample;
   headers?: Record<string, TSchema>;
 }
 
 /** Each error status the document names: what it means, an example the server really sends, and its headers. */
 const ERROR_DOCS: Record<number, ErrorDoc> = {
-  400: {
-    description: 'Invalid input (`invalid_request` names the field; other codes name the check)',
-    example: { error: 'Invalid querystring/instance_id: must match pattern "^[0-9A-F]{20}$"', code: 'invalid_request' },
-  },
+  400: { description: 'Invalid input (`invalid_request` names the field; other codes name the check)' },
   401: {
     description: 'Missing, malformed, wrongly signed, expired or revoked credential, or more than one (send one credential)',
     example: { error: 'The token is malformed or its signature is wrong', code: 'invalid_token' },
   },
   403: {
-    description: 'An instance token outside its instance or scopes (`insufficient_scope`, `account_token_required`)',
-    example: { error: 'send needs the send scope; this token has read', code: 'insufficient_scope' },
+    description: 'An instance token on an operation outside its scopes (`insufficient_scope`) or on an account operation (`account_token_required`)',
   },
   404: {
     description: "Unknown instance (or another account's), or what the operation names",
     example: { error: 'Instance not found', code: 'instance_not_found' },
   },
-  405: {
-    description: 'The path does not take this method; `Allow` lists those it takes',
-    example: { error: 'Method DELETE is not allowed on /v1/send; use GET, POST', code: 'method_not_allowed' },
-    headers: headers('Allow'),
-  },
-  413: { description: 'The request body is over the limit', example: { error: 'Request body is larger than 65536 bytes', code: 'request_too_large' } },
+  405: { description: 'The path does not take this method; `Allow` lists those it takes', headers: headers('Allow') },
+  413: { description: 'The request body is over the limit (`request_too_large`)' },
   414: {
     description: `The URL is longer than 8 KiB (${MAX_URL_LENGTH} characters): send long text (a message, a vCard) with the POST form`,
-    example: { error: `Request URL is longer than ${MAX_URL_LENGTH} characters`, code: 'url_too_long' },
+    example: URL_TOO_LONG_ANSWER,
   },
   415: {
     description:
@@ -92,11 +93,35 @@ const ErrorFields = {
   code: Type.String({ description: 'Stable machine-readable code, e.g. instance_not_found' }),
 };
 
-/** The `{ error, code }` answer of one status, with that status's own description, example and headers. */
-export const errorResponse = (status: number) => {
-  const doc = ERROR_DOCS[status];
-  if (!doc) throw new Error(`No documentation for error status ${status}: add it to ERROR_DOCS (a 409: conflictResponse)`);
-  return Type.Object(ErrorFields, { description: doc.description, examples: [doc.example], ...(doc.headers && { headers: doc.headers }) });
+/**
+ * The `{ error, code }` answer of one status, with that status's own description, example and headers; `own`: what
+ * one operation answers differently (its example, description or headers).
+ */
+export const errorResponse = (status: number, own: Partial<ErrorDoc> = {}) => {
+  const base = ERROR_DOCS[status];
+  if (!base) throw new Error(`No documentation for error status ${status}: add it to ERROR_DOCS (a 409: conflictResponse)`);
+  const doc = { ...base, ...own };
+  return Type.Object(ErrorFields, {
+    description: doc.description,
+    ...(doc.example && { examples: [doc.example] }),
+    ...(doc.headers && { headers: doc.headers }),
+  });
+};
+
+/**
+ * GET /v1/media's 413: the received file is over the download cap. The sessions service answers it, in its connectors'
+ * words (sandboxMedia.ts, baileys/mediaDownload.ts) and inboundOps.ts's advice; a request body over the limit is
+ * refused as on every route.
+ */
+export const MEDIA_TOO_LARGE_RESPONSE = {
+  413: errorResponse(413, {
+    description:
+      'The received file is over the download cap, MEDIA_DOWNLOAD_MAX_BYTES (`media_too_large`), or the request body over the limit (`request_too_large`)',
+    example: {
+      error: 'The media is 20971520 bytes, over the 16777216-byte download cap; raise MEDIA_DOWNLOAD_MAX_BYTES to fetch it',
+      code: 'media_too_large',
+    },
+  }),
 };
 
 /**

@@ -7,7 +7,7 @@ import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, EXAMPLE_ID, InstanceId } from '../schemas';
 import { contentDisposition, contentType } from './fileHeaders';
 import { getAndPost } from './getAndPost';
-import { conflictResponse, CONTENT_DISPOSITION_HEADER } from '../responseDocs';
+import { conflictResponse, CONTENT_DISPOSITION_HEADER, MEDIA_TOO_LARGE_RESPONSE } from '../responseDocs';
 
 const EXAMPLE_MESSAGE_ID = 'in_5b0e3c9a1f2d4e6f8a7b9c0d';
 
@@ -70,6 +70,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
             content: { '*/*': { schema: Type.String({ format: 'binary' }) } },
           },
           ...errorResponses(...COMMON_ERRORS, 404),
+          ...MEDIA_TOO_LARGE_RESPONSE,
         },
       },
     },
