@@ -139,6 +139,10 @@ const CONFLICTS = {
     when: 'or another `instance_<reason>`: the instance is logged out or failed, for the reason status shows as last_disconnect_reason',
     error: 'The instance cannot send: logged_out_on_phone; scan a new QR code',
   },
+  message_not_sent: {
+    when: 'the message replied or reacted to is a send of this instance that failed (WhatsApp never had it)',
+    error: 'quoted_message_id: message m_7f64c90477e34e8a98f377acb0790842 failed to send: WhatsApp never had it; nothing to reply or react to',
+  },
   idempotency_key_reused: {
     when: 'the Idempotency-Key was used for another message',
     error: 'This Idempotency-Key was used for another message of this instance; use a new key for a new message',
