@@ -3,3 +3,4 @@ export * from './messageEvents';
 export * from './webhookEventTypes';
 export * from './upcasters';
 export * from './sealedFields';
+export * from './historyEventTypes';

@@ -1,4 +1,4 @@
-import { issueToken, SEND_CONTENT_LIMITS, TOKEN_SCOPES, WEBHOOK_EVENT_TYPE_NAMES, type TokenScope } from '@wagw/lib';
+import { HISTORY_EVENT_TYPES, issueToken, SEND_CONTENT_LIMITS, TOKEN_SCOPES, WEBHOOK_EVENT_TYPE_NAMES, type TokenScope } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { WindowCounter } from './rateLimit/windowCounter';
 import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
@@ -237,6 +237,19 @@ describe('the OpenAPI document tells what the server answers', () => {
     for (const type of WEBHOOK_EVENT_TYPE_NAMES) expect([type, description.includes(type)]).toEqual([type, true]);
     const declared = doc.tags.map((t) => t.name);
     for (const [, , op] of operations()) for (const tag of op.tags ?? []) expect(declared).toContain(tag);
+  });
+
+  it("names the types each `types` filter takes: the log's on history, the webhook's on events and replay_webhooks", () => {
+    const typesOf = (path: string): string => {
+      const parameter = doc.paths[path]!.get!.parameters!.find((p) => p.name === 'types')!;
+      return parameter.description ?? parameter.schema.description ?? '';
+    };
+    for (const type of HISTORY_EVENT_TYPES) expect([type, typesOf('/history').includes(type)]).toEqual([type, true]);
+    expect(typesOf('/history')).not.toContain('message.received');
+    for (const path of ['/events', '/replay_webhooks']) {
+      for (const type of WEBHOOK_EVENT_TYPE_NAMES) expect([path, type, typesOf(path).includes(type)]).toEqual([path, type, true]);
+      expect(typesOf(path)).not.toContain('MessageReceived');
+    }
   });
 
   it('shows for each error status an example with a code the server answers with that status', () => {

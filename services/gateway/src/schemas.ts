@@ -4,12 +4,15 @@ import { errorResponse } from './responseDocs';
 
 export const AccessToken = Type.Optional(Type.String({ description: 'Credential (JWT), instead of the Authorization: Bearer header' }));
 
-/** A `types` filter (history, events, replay_webhooks), read by lib's parseNameList: one rule, described once. */
-export const TypesFilter = (kind: 'event types' | 'webhook event types', example: string) =>
+/**
+ * A `types` filter (history, events, replay_webhooks), read by lib's parseNameList: one rule, described once, with the
+ * names it takes (the history's are the log's, `MessageReceived`; the others the webhook's, `message.received`).
+ */
+export const TypesFilter = (kind: 'event types' | 'webhook event types', names: readonly string[], example: string) =>
   Type.Optional(
     Type.String({
       maxLength: 1024,
-      description: `Comma-separated ${kind}. Absent or empty: every type. An unknown type, or only commas and blanks (\`,\`), answers 400 invalid_types`,
+      description: `Comma-separated ${kind}, of: ${names.join(', ')}. Absent or empty: every type. An unknown type, or only commas and blanks (\`,\`), answers 400 invalid_types`,
       examples: [example],
     }),
   );

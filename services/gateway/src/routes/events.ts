@@ -45,7 +45,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{
         description: DESCRIPTION,
         querystring: Type.Object({
           instance_id: Type.Optional(InstanceId),
-          types: TypesFilter('webhook event types', 'message.received,message.read'),
+          types: TypesFilter('webhook event types', WEBHOOK_EVENT_TYPE_NAMES, 'message.received,message.read'),
           access_token: AccessToken,
         }),
         headers: Type.Object({

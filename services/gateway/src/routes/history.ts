@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { isAppError } from '@wagw/lib';
+import { HISTORY_EVENT_TYPES, isAppError } from '@wagw/lib';
 import { credentialRefusal, type Revocations } from '../auth/revocations';
 import type { InstancesClientApi } from '../instancesClient';
 import { AccessToken, TypesFilter, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 
 const Filters = {
-  types: TypesFilter('event types', 'MessageAccepted,MessageFailed'),
+  types: TypesFilter('event types', HISTORY_EVENT_TYPES, 'MessageAccepted,MessageFailed'),
   since: Type.Optional(Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] })),
   until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
   message_id: Type.Optional(

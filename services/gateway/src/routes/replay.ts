@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WEBHOOK_EVENT_TYPE_NAMES } from '@wagw/lib';
 import type { WebhooksClientApi } from '../webhooksClient';
 import { AccessToken, TypesFilter, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
 import { conflictResponse } from '../responseDocs';
@@ -18,7 +19,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksClientA
           instance_id: InstanceId,
           since: Type.String({ maxLength: 64, description: 'Events from this time on (ISO 8601)', examples: ['2026-11-23T10:00:00Z'] }),
           until: Type.Optional(Type.String({ maxLength: 64, description: 'Events up to this time (ISO 8601)' })),
-          types: TypesFilter('webhook event types', 'message.received,message.sent'),
+          types: TypesFilter('webhook event types', WEBHOOK_EVENT_TYPE_NAMES, 'message.received,message.sent'),
           access_token: AccessToken,
         }),
         response: {

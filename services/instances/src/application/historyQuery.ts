@@ -1,9 +1,8 @@
 import {
-  INSTANCE_EVENT_VERSIONS,
+  HISTORY_EVENT_TYPES,
   instanceHistoryPattern,
   invalidArgument,
   MAX_PAGE_BYTES,
-  MESSAGE_EVENT_TYPES,
   messageStream,
   parseIsoTime,
   parseNameList,
@@ -17,9 +16,6 @@ export const MAX_HISTORY_PAGE = 1_000;
 /** Commits one page reads at most while filters skip events: a page may come back short, with a cursor to go on. */
 const MAX_SCANNED_COMMITS = 20_000;
 const MESSAGE_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** Every event type a history can hold. */
-export const HISTORY_EVENT_TYPES: readonly string[] = [...Object.keys(INSTANCE_EVENT_VERSIONS), ...MESSAGE_EVENT_TYPES];
 
 export interface HistoryFilters {
   /** Comma-separated event types; empty = all. */
