@@ -94,14 +94,19 @@ export const evolveInstance = (state: InstanceState, event: InstanceEvent): Inst
     case 'InstanceQrExpired':
       return enter(state, state.linkedNumber ? 'disconnected' : 'created', at);
     case 'InstanceLinked':
-      return { ...state, linkedNumber: event.data.number };
+      // A restriction is the linked account's (see InstanceLoggedOut): one of another number says nothing of this one.
+      return { ...state, linkedNumber: event.data.number, restriction: event.data.number === state.linkedNumber ? state.restriction : null };
     case 'InstanceConnected':
       return enter(state, 'connected', at);
     case 'InstanceDisconnected':
       // Before any link there is nothing to reconnect: back to created (get_qrcode starts over), with the reason.
       return enter(state, state.linkedNumber ? 'disconnected' : 'created', at, { lastDisconnectReason: event.data.reason });
     case 'InstanceLoggedOut':
-      return enter(state, 'logged_out', at, { linkedNumber: null, lastDisconnectReason: event.data.reason });
+      // The device is unlinked, and with it the account whose sends WhatsApp restricted: the restriction ends, so the
+      // next link's sends are not held by it. Also when the same number links again: whether its restriction still
+      // holds then (it may be days later) is not known, and WhatsApp answers the first send with 463 again if it does,
+      // which records it anew; holding that link's sends on the old record could hold them for nothing.
+      return enter(state, 'logged_out', at, { linkedNumber: null, lastDisconnectReason: event.data.reason, restriction: null });
     case 'InstanceFailed':
       return enter(state, 'failed', at, { lastDisconnectReason: event.data.reason });
     case 'InstanceRestricted':

@@ -35,7 +35,8 @@ export interface InstanceEntry {
 export const INSTANCE_STATES_MODEL = 'instance_states';
 // 2: states carry `restriction` (InstanceRestricted, InstanceRestrictionLifted).
 // 3: states carry `dataErasedAt` (InstanceDataErased).
-export const INSTANCE_STATES_VERSION = 3;
+// 4: a logout (InstanceLoggedOut) and a link to another number (InstanceLinked) end the restriction.
+export const INSTANCE_STATES_VERSION = 4;
 
 /**
  * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model the

@@ -79,4 +79,31 @@ describe('Instance aggregate: restrictions WhatsApp puts on the account', () => 
     expect(fold(created, restricted(null), lifted).restriction).toBeNull();
     expect(fold(created, restricted(null), instanceEvent('InstanceReset', LATER, {})).restriction).toBeNull();
   });
+
+  it("ends a restriction with the link: a logout, or a link to another number, leaves the next link's sends free", () => {
+    const linked = (number: string) => instanceEvent('InstanceLinked', LATER, { number });
+    const loggedOut = instanceEvent('InstanceLoggedOut', LATER, { reason: 'logged_out_on_phone' });
+    const connected = instanceEvent('InstanceConnected', LATER, {});
+    for (const until of [null, UNTIL]) {
+      const onA = [created, linked('A'), connected, restricted(until)] as const;
+      expect(fold(...onA, loggedOut).restriction).toBeNull();
+      expect(fold(...onA, loggedOut, linked('B'), connected).restriction).toBeNull();
+      // The same number linked again after the logout starts with none known: WhatsApp reports it again if it holds.
+      expect(fold(...onA, loggedOut, linked('A'), connected).restriction).toBeNull();
+      // Linked to another number without a logout seen in between: A's restriction is not B's.
+      expect(fold(...onA, linked('B'), connected).restriction).toBeNull();
+      // A reconnect of the same link keeps it.
+      expect(fold(...onA, instanceEvent('InstanceDisconnected', LATER, { reason: 'connection_lost', reconnecting: true }), connected).restriction).toEqual({
+        since: NOW,
+        until,
+      });
+    }
+    // B's first refused send records its own restriction; a lifting reported for A's records nothing.
+    given(created, linked('A'), restricted(null), loggedOut, linked('B'), connected)
+      .when(fact({ type: 'restricted', until: null }))
+      .then([instanceEvent('InstanceRestricted', LATER, { until: null })]);
+    given(created, linked('A'), restricted(null), loggedOut, linked('B'), connected)
+      .when(fact({ type: 'unrestricted' }))
+      .then([]);
+  });
 });

@@ -29,7 +29,10 @@ export interface ExistingInstance {
    * connection from before a reset reports late is recognised as stale (see `decideConnectionFact`).
    */
   resets: number;
-  /** The latest restriction of the account's sends, or null; one past its `until` is over (`activeRestriction`). */
+  /**
+   * The latest restriction of the linked account's sends, or null; one past its `until` is over (`activeRestriction`).
+   * It ends with the link: a logout, a link to another number and a reset forget it.
+   */
   restriction: Restriction | null;
   /** When the instance's message content was last erased (its data key destroyed), or null. */
   dataErasedAt: string | null;
