@@ -41,13 +41,18 @@ export interface DispatchRig {
 export interface DispatchRigOptions {
   media: MediaFetcher;
   dispatch: DispatchOptions;
+  /**
+   * The replica's connections, made on the rig's store, registry and platform (a real session manager, say); absent:
+   * `open` and `paused`, set by the test.
+   */
+  connections?: (parts: { store: SealedEventStore; registry: InstanceRegistry; platform: SandboxPlatform }) => Connections;
 }
 
 /**
  * The real dispatcher, instance registry, send ledger and sandbox platform on an in-memory store, wired as the
  * sessions service wires them: the one place the dispatcher's application tests build it.
  */
-export const dispatchRig = ({ media, dispatch }: DispatchRigOptions): DispatchRig => {
+export const dispatchRig = ({ media, dispatch, connections: made }: DispatchRigOptions): DispatchRig => {
   const keys = new ContentKeys(new InMemoryKeyBucket());
   const store = new SealedEventStore(new InMemoryEventStore(), keys);
   const registry = new InstanceRegistry(store, testLogger());
@@ -58,7 +63,11 @@ export const dispatchRig = ({ media, dispatch }: DispatchRigOptions): DispatchRi
   const platform = new SandboxPlatform({ sentDelayMs: 5, deliveredDelayMs: 10, readDelayMs: 15, qrIntervalMs: 60_000 });
   const open = new Map<string, Connection>();
   const paused = new Set<string>();
-  const connections: Connections = { connected: (id) => open.get(id) ?? null, sending: () => undefined, sendsPaused: (id) => paused.has(id) };
+  const connections: Connections = made?.({ store, registry, platform }) ?? {
+    connected: (id) => open.get(id) ?? null,
+    sending: () => undefined,
+    sendsPaused: (id) => paused.has(id),
+  };
   const dispatchers: Dispatcher[] = [];
   const dispatcherWith = (options: DispatchOptions): Dispatcher => {
     const made = new Dispatcher(store, connections, registry, ledger, media, testLogger(), options);
