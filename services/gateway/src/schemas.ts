@@ -91,7 +91,7 @@ export const InstanceView = {
     ],
     {
       description:
-        "Set while WhatsApp restricts the account's sends (it answered a send with 463, `account_restricted`): sends wait, queued, until `until` (or, with no known end, an hour, SEND_RESTRICTED_PAUSE_MS, before one send probes). An `instance.restricted` webhook announces it.",
+        "Set while WhatsApp restricts the account's sends (it answered a send with 463, `account_restricted`): sends wait, queued, until `until` (or, with no known end, an hour, SEND_RESTRICTED_PAUSE_MS, before one send probes). An `instance.restricted` webhook announces it. It is the linked account's: a logout or a link to another number ends it.",
     },
   ),
   data_erased_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
