@@ -1,3 +1,4 @@
+export * from './badConfig';
 export * from './metrics';
 export * from './opsRoutes';
 export * from './opsServer';

@@ -18,19 +18,48 @@ const capturingLogger = (): { logger: ReturnType<typeof createLogger>; lines: Ar
 describe('runMain', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('a config loader that throws a bad variable exits 1 with that one message, not an uncaught exception', async () => {
+  const badVariable = (): never => {
+    throw invalidArgument('bad_config', 'WEBHOOK_CONCURRENCY must be an integer of at least 1, got "0"');
+  };
+  const settled = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('a config loader that throws a bad variable exits 78 (EX_CONFIG, not restarted) with that one message, not an uncaught exception', async () => {
     const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
     const { logger, lines } = capturingLogger();
-    expect(() =>
-      runMain(logger, () => {
-        throw invalidArgument('bad_config', 'WEBHOOK_CONCURRENCY must be an integer of at least 1, got "0"');
-      }),
-    ).not.toThrow();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(exit).toHaveBeenCalledWith(1);
+    expect(() => runMain(logger, badVariable)).not.toThrow();
+    await settled();
+    expect(exit.mock.calls).toEqual([[78]]);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 60, msg: 'failed to start: WEBHOOK_CONCURRENCY must be an integer of at least 1, got "0"' });
     expect(lines[0]).not.toHaveProperty('err');
+  });
+
+  it('started by the launcher, it sends the bad variable to it (which prints it once) instead of logging it, and exits 78', async () => {
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const { logger, lines } = capturingLogger();
+    const reported: string[] = [];
+    runMain(logger, badVariable, async (message) => reported.push(message) > 0);
+    await settled();
+    expect(reported).toEqual(['WEBHOOK_CONCURRENCY must be an integer of at least 1, got "0"']);
+    expect(lines).toEqual([]);
+    expect(exit.mock.calls).toEqual([[78]]);
+  });
+
+  it('a failure that is no bad setting is a crash: logged with its stack, exit code 1 (the launcher restarts it)', async () => {
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const { logger, lines } = capturingLogger();
+    const reported: string[] = [];
+    runMain(
+      logger,
+      async () => Promise.reject(new Error('EADDRINUSE')),
+      async (message) => reported.push(message) > 0,
+    );
+    await settled();
+    expect(reported).toEqual([]);
+    expect(lines).toEqual([expect.objectContaining({ level: 60, msg: 'failed to start', err: expect.objectContaining({ stack: expect.any(String) }) })]);
+    expect(exit.mock.calls).toEqual([[1]]);
   });
 
   it.each([
@@ -69,7 +98,7 @@ describe('runMain', () => {
     }
   });
 
-  it('a bad LOG_LEVEL stops the process with one line, not the stack of an exception thrown at load', () => {
+  it('a bad LOG_LEVEL stops the process with one line and exit code 78, not the stack of an exception thrown at load', () => {
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const exited: number[] = [];
     const exit = ((code: number) => {
@@ -84,7 +113,7 @@ describe('runMain', () => {
       if (level === undefined) delete process.env.LOG_LEVEL;
       else process.env.LOG_LEVEL = level;
     }
-    expect(exited).toEqual([1]);
+    expect(exited).toEqual([78]);
     expect(stderr.mock.calls.map(([line]) => String(line))).toEqual([
       'webhooks: failed to start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"\n',
     ]);

@@ -1,5 +1,5 @@
-import { isAppError } from '../errors';
 import { createLogger, type Logger } from '../log';
+import { EXIT_BAD_CONFIG, isBadConfig, reportBadConfigToLauncher, startFailureLine } from './badConfig';
 
 /** A clean shutdown that takes longer than this (NATS gone, a hung close) ends with exit code 1 instead. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -14,9 +14,14 @@ const PARENT_CHECK_MS = 1_000;
 /**
  * Runs a service's entry point: starts it, and on SIGINT/SIGTERM closes it cleanly (within a deadline) and exits.
  * Started by the launcher (`EXIT_WITH_PARENT=1`), it also shuts down when the launcher is gone (even SIGKILLed), so no
- * service outlives it.
+ * service outlives it. A bad setting stops it with exit code 78 (EX_CONFIG) and one message naming the variable, sent
+ * to the launcher when it started this process (`reportToLauncher`, which resolves false otherwise), else logged.
  */
-export const runMain = (logger: Logger, start: () => Promise<{ close(): Promise<void> }>): void => {
+export const runMain = (
+  logger: Logger,
+  start: () => Promise<{ close(): Promise<void> }>,
+  reportToLauncher: (message: string) => Promise<boolean> = reportBadConfigToLauncher,
+): void => {
   const parent = process.ppid;
   // A throw in the executor rejects: a config loader that throws (a bad variable) is reported like any failure to
   // start, not as an uncaught exception's raw stack.
@@ -48,23 +53,31 @@ export const runMain = (logger: Logger, start: () => Promise<{ close(): Promise<
       }
     },
     (error: unknown) => {
+      if (!isBadConfig(error)) {
+        logger.fatal({ err: error }, 'failed to start');
+        process.exit(1);
+        return;
+      }
       // A bad variable is the operator's to fix, and its message names it: that message alone, no stack to dig through.
-      if (isAppError(error) && error.code === 'bad_config') logger.fatal({ code: error.code }, `failed to start: ${error.message}`);
-      else logger.fatal({ err: error }, 'failed to start');
-      process.exit(1);
+      // Under the launcher it is the launcher's to say, once for all services (they may all refuse the same variable).
+      void reportToLauncher(error.message).then((reported) => {
+        if (!reported) logger.fatal({ code: error.code }, `failed to start: ${error.message}`);
+        process.exit(EXIT_BAD_CONFIG);
+      });
     },
   );
 };
 
 /**
- * A process's logger, made before anything else: a bad `LOG_LEVEL` stops it with one line on stderr and exit code 1,
- * like any bad variable (no logger exists yet to say it; thrown at load, it was an uncaught exception's stack).
+ * A process's logger, made before anything else: a bad `LOG_LEVEL` stops it with one line on stderr and exit code 78,
+ * like any bad variable (no logger exists yet to say it; thrown at load, it was an uncaught exception's stack). The
+ * launcher reads `LOG_LEVEL` first, so it is the one that says it under `npm start`.
  */
 export const mainLogger = (name: string, exit: (code: number) => never = (code) => process.exit(code)): Logger => {
   try {
     return createLogger(name);
   } catch (error) {
-    process.stderr.write(`${name}: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    return exit(1);
+    process.stderr.write(`${startFailureLine(name, error instanceof Error ? error.message : String(error))}\n`);
+    return exit(isBadConfig(error) ? EXIT_BAD_CONFIG : 1);
   }
 };
