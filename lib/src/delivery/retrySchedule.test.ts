@@ -6,7 +6,7 @@ describe('retry schedule', () => {
   });
   it('parses a configured schedule and rejects a bad one clearly', () => {
     expect(parseSchedule('0, 100ms,2s,1m,1h,250')).toEqual([0, 100, 2_000, 60_000, 3_600_000, 250]);
-    expect(() => parseSchedule('1s,soon')).toThrow('retry schedule entry "soon"');
+    expect(() => parseSchedule('1s,soon')).toThrow('WEBHOOK_RETRY_SCHEDULE entry "soon" is not a duration: give a comma-separated list like 0,5s,30s,2m,1h');
   });
   it('gives the next delay with ±20 % jitter, and null once the schedule is spent', () => {
     const schedule = [0, 1_000, 10_000];

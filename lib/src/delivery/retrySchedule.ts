@@ -22,12 +22,19 @@ const MAX_RETRY_AFTER_MS = 24 * HOUR;
 const JITTER = 0.2;
 const UNITS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, min: MINUTE, h: HOUR };
 
-/** Parses `0,100ms,5s,2m,1h` (a bare number is milliseconds) into delays; bad input throws a clear error. */
+/**
+ * Parses `WEBHOOK_RETRY_SCHEDULE` (`0,100ms,5s,2m,1h`; a bare number is milliseconds) into delays; bad input stops
+ * start-up with one message naming the variable, like every other one.
+ */
 export const parseSchedule = (text: string): number[] => {
   const parts = text.split(',').map((p) => p.trim());
   return parts.map((part) => {
     const match = /^(\d+)(ms|s|m|min|h)?$/.exec(part);
-    if (!match) throw invalidArgument('bad_config', `retry schedule entry "${part}" is not a duration like 500ms, 5s, 2m or 1h`);
+    if (!match)
+      throw invalidArgument(
+        'bad_config',
+        `WEBHOOK_RETRY_SCHEDULE entry "${part}" is not a duration: give a comma-separated list like 0,5s,30s,2m,1h (ms, s, m or h; a bare number is milliseconds)`,
+      );
     return Number(match[1]) * (UNITS[match[2] ?? 'ms'] ?? 1);
   });
 };
