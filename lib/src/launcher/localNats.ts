@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { startLocalNatsServer, type LocalClusterPlan, type LocalNatsOptions, type LocalNatsServer } from '../nats';
+import { MAX_REPLICAS, startLocalNatsServer, type LocalClusterPlan, type LocalNatsOptions, type LocalNatsServer } from '../nats';
 import type { Logger } from '../log';
 import { DEFAULT_RESTART_POLICY, RestartBackoff, type RestartPolicy } from './children';
 
@@ -164,16 +164,23 @@ export const startWatchedCluster = async (plan: LocalClusterPlan, logger: Logger
  * The replicas of every stream and bucket on the launcher's own NATS: `NATS_REPLICAS` when set, else min(size, 3); or
  * why the setting cannot be honoured. It is never overridden silently: an operator who asked for 3 copies on the
  * single local server (one copy) would believe data to be safer than it is, and the services would refuse it anyway
- * (after 15 s, crash-looping), so the launcher refuses at once with the fix.
+ * (after 15 s, crash-looping), so the launcher refuses at once with the fix. The fix it gives is one that starts:
+ * a value outside 1 to MAX_REPLICAS has none but another value (a bigger cluster would not keep 9 copies either).
  */
 export const localReplicas = (configured: number | undefined, size: number): { replicas: number } | { problem: string } => {
-  if (configured === undefined) return { replicas: Math.min(size, 3) };
-  if (configured >= 1 && configured <= Math.min(size, 5)) return { replicas: configured };
-  if (size <= 1)
+  const servers = Math.max(size, 1);
+  const unset = `leave it unset (${Math.min(servers, 3)})`;
+  if (configured === undefined) return { replicas: Math.min(servers, 3) };
+  if (!Number.isInteger(configured) || configured < 1 || configured > MAX_REPLICAS) {
+    const most = Math.min(servers, MAX_REPLICAS);
+    return { problem: `NATS_REPLICAS must be from 1 to ${MAX_REPLICAS}, got ${configured}: use ${most === 1 ? '1' : `1 to ${most}`}, or ${unset}` };
+  }
+  if (configured <= servers) return { replicas: configured };
+  if (servers === 1)
     return {
-      problem: `NATS_REPLICAS=${configured} needs a cluster: the local nats-server keeps one copy. Start with NATS_CLUSTER_SIZE=${Math.max(configured, 2)}, or without NATS_REPLICAS`,
+      problem: `NATS_REPLICAS=${configured} needs a cluster: the local nats-server keeps one copy. Start with NATS_CLUSTER_SIZE=${configured}, or without NATS_REPLICAS`,
     };
   return {
-    problem: `NATS_REPLICAS=${configured} does not fit the local ${size}-node cluster: use 1 to ${Math.min(size, 5)}, or leave it unset (${Math.min(size, 3)})`,
+    problem: `NATS_REPLICAS=${configured} does not fit the local ${size}-node cluster: use 1 to ${size}, start with NATS_CLUSTER_SIZE=${configured}, or ${unset}`,
   };
 };

@@ -54,7 +54,7 @@ export interface ConnectOptions {
 }
 
 /** JetStream keeps at most 5 replicas of a stream. */
-const MAX_REPLICAS = 5;
+export const MAX_REPLICAS = 5;
 /** While NATS cannot be reached at start-up, one warning per this interval (not one per attempt). */
 const UNREACHABLE_LOG_EVERY_MS = 10_000;
 
