@@ -117,13 +117,13 @@ describe('launcher when PORT is taken by another program', () => {
 });
 
 describe('launcher with NATS_REPLICAS=3 and its single nats-server', () => {
-  it('says that it needs a cluster and exits with code 1, instead of keeping one copy behind the setting', async () => {
+  it('says that it needs a cluster and exits with code 78 (a bad setting), instead of keeping one copy behind the setting', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-replicas-'));
     try {
       const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), NATS_REPLICAS: '3', WA_CONNECTOR: 'sandbox' });
       const code = await exitCodeWithin(launched, 20_000);
       if (code === 'still running') await stopLauncher(launched);
-      expect({ code, output: launched.output() }).toEqual({ code: 1, output: expect.stringContaining('NATS_REPLICAS=3 needs a cluster') });
+      expect({ code, output: launched.output() }).toEqual({ code: 78, output: expect.stringContaining('NATS_REPLICAS=3 needs a cluster') });
       expect(existsSync(join(dataDir, 'nats'))).toBe(false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../log';
@@ -44,11 +44,48 @@ describe('Supervised restarts', () => {
     );
     const delays: number[] = [];
     const logger = { error: (fields: { restartInMs: number }) => delays.push(fields.restartInMs) } as unknown as Logger;
-    const service = new Supervised('crashy', script, process.env, logger, { baseDelayMs: 20, maxDelayMs: 10_000, healthyRunMs: 400 });
+    const service = new Supervised('crashy', script, process.env, logger, { policy: { baseDelayMs: 20, maxDelayMs: 10_000, healthyRunMs: 400 } });
     service.start();
     const deadline = Date.now() + 15_000;
     while (delays.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await service.stop();
     expect(delays.slice(0, 4)).toEqual([20, 40, 80, 20]);
   }, 20_000);
+
+  it.each([
+    [
+      'sends its message first (as runMain does under the launcher)',
+      `process.send({ type: 'bad_config', message: 'QR_WAIT_MS must be an integer from 1 to 60000, got "70000"' }, () => process.exit(78));`,
+      'qr: failed to start: QR_WAIT_MS must be an integer from 1 to 60000, got "70000"',
+    ],
+    ['sends nothing (its own log says why)', 'process.exit(78);', 'qr: failed to start: a bad setting (see its log above)'],
+  ])(
+    'does not restart a service that exits 78 (a bad setting) and %s: one line for the launcher to print',
+    async (_how, body, line) => {
+      const counter = join(dir, `runs-${line.length}`);
+      const script = join(dir, `badconfig-${line.length}.js`);
+      writeFileSync(counter, '0');
+      writeFileSync(
+        script,
+        `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(counter)}, String(Number(fs.readFileSync(${JSON.stringify(counter)}, 'utf8')) + 1));
+       if (process.env.LAUNCHER_IPC !== '1') process.exit(1);
+       ${body}`,
+      );
+      const restarts: unknown[] = [];
+      const logger = { error: (fields: unknown) => restarts.push(fields) } as unknown as Logger;
+      const lines: string[] = [];
+      const service = new Supervised('qr', script, process.env, logger, {
+        policy: { baseDelayMs: 20, maxDelayMs: 100, healthyRunMs: 60_000 },
+        onBadConfig: (l) => lines.push(l),
+      });
+      service.start();
+      const deadline = Date.now() + 10_000;
+      while (lines.length === 0 && restarts.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // Time for a restart it must not make (the base delay is 20 ms).
+      await new Promise((r) => setTimeout(r, 300));
+      await service.stop();
+      expect({ lines, restarts, runs: readFileSync(counter, 'utf8') }).toEqual({ lines: [line], restarts: [], runs: '1' });
+    },
+    20_000,
+  );
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../log';
+import { EXIT_BAD_CONFIG, isBadConfigReport, LAUNCHER_IPC_ENV, startFailureLine } from '../ops';
 
 export interface RestartPolicy {
   /** The first restart's delay, doubled on each crash that follows (default 500 ms). */
@@ -35,6 +36,15 @@ export class RestartBackoff {
   }
 }
 
+export interface SupervisedOptions {
+  policy?: RestartPolicy;
+  /**
+   * Called, instead of a restart, when the process exits with code 78 (a bad setting: a restart would be refused the
+   * same way), with the one line that says which: its own message, sent over the IPC channel (runMain).
+   */
+  onBadConfig?: (line: string) => void;
+}
+
 /**
  * A service process the launcher keeps running: restarted after a crash (with backoff), stopped with SIGTERM. It runs
  * in a process group of its own (detached), so a Ctrl-C in the terminal (SIGINT to the whole foreground group) reaches
@@ -53,17 +63,30 @@ export class Supervised {
     private readonly script: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly logger: Logger,
-    policy: RestartPolicy = DEFAULT_RESTART_POLICY,
+    private readonly options: SupervisedOptions = {},
   ) {
-    this.backoff = new RestartBackoff(policy);
+    this.backoff = new RestartBackoff(options.policy ?? DEFAULT_RESTART_POLICY);
   }
 
   start(): void {
-    const child = spawn(process.execPath, [this.script], { env: this.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+    // The IPC channel carries a bad setting's message (BadConfigReport); the output stays the terminal's own.
+    const env = { ...this.env, [LAUNCHER_IPC_ENV]: '1' };
+    const child = spawn(process.execPath, [this.script], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
     this.child = child;
     this.backoff.started();
-    child.once('exit', (code, signal) => {
+    let badConfig: string | null = null;
+    child.on('message', (message) => {
+      if (isBadConfigReport(message)) badConfig = message.message;
+    });
+    // 'close', not 'exit': it comes after the IPC channel has closed, so a message sent before exiting has arrived.
+    child.once('close', (code, signal) => {
       if (this.stopping) return;
+      if (code === EXIT_BAD_CONFIG) {
+        const line = startFailureLine(this.name, badConfig ?? 'a bad setting (see its log above)');
+        if (this.options.onBadConfig) this.options.onBadConfig(line);
+        else this.logger.error({ service: this.name, code }, `${line}; not restarting it`);
+        return;
+      }
       const delay = this.backoff.nextDelayMs();
       this.logger.error({ service: this.name, code, signal, restartInMs: delay }, 'service exited; restarting');
       setTimeout(() => !this.stopping && this.start(), delay).unref();

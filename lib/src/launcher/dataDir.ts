@@ -2,9 +2,24 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envOptional } from '../config';
+import { invalidArgument } from '../errors';
 
 /** `DATA_DIR`, default `.data` in the working directory: the local nats-server store and the generated JWT secret. */
 export const resolveDataDir = (env: NodeJS.ProcessEnv = process.env): string => resolve(envOptional(env, 'DATA_DIR') ?? '.data');
+
+/**
+ * Creates DATA_DIR (and its parents) if needed. One that cannot be (a regular file there, no permission) is a bad
+ * setting named as such, not mkdir's "EEXIST: file already exists" with a stack.
+ */
+export const prepareDataDir = (dataDir: string): void => {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'is not a directory' : `cannot be created (${code ?? String(error)})`;
+    throw invalidArgument('bad_config', `DATA_DIR ${dataDir} ${why}: set DATA_DIR to a directory of yours`);
+  }
+};
 
 /**
  * `AUTH_JWT_SECRET` when set; otherwise a secret generated once and kept in `DATA_DIR/jwt-secret` (mode 0600),

@@ -1,15 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join, resolve } from 'node:path';
 import { issueToken } from '../auth';
-import { envInt, envOptional, envPort, envString } from '../config';
+import { envOptional } from '../config';
+import { invalidArgument, isAppError } from '../errors';
 import { redactUserinfo } from '../log';
-import { mainLogger } from '../ops';
+import { EXIT_BAD_CONFIG, isBadConfig, mainLogger } from '../ops';
 import { freeFixedPort, listenProblem, natsServerBinary, natsServerVersion, planLocalCluster } from '../nats';
 import { Supervised } from './children';
-import { loadJwtSecret, resolveDataDir } from './dataDir';
+import { loadJwtSecret, prepareDataDir } from './dataDir';
 import { localReplicas, startWatchedCluster, WatchedNatsServer } from './localNats';
 import { acquireLauncherLock, LauncherRunning } from './lock';
+import { launcherSettings, type LauncherSettings, type ServicePorts } from './settings';
 
 /**
  * One command for a whole gateway on one machine: a local nats-server under DATA_DIR (unless NATS_URL is set),
@@ -31,10 +32,13 @@ const waitForReady = async (url: string, timeoutMs: number): Promise<boolean> =>
   return false;
 };
 
-/** A start that cannot go on: one plain line for the person who typed `npm start`, exit code 1. */
-const refuse = (message: string): never => {
+/**
+ * A start that cannot go on: one plain line for the person who typed `npm start`, exit code 1, or 78 (EX_CONFIG) when
+ * a setting is to blame.
+ */
+const refuse = (message: string, exitCode = 1): never => {
   process.stderr.write(`${message}\n`);
-  process.exit(1);
+  process.exit(exitCode);
 };
 
 interface LocalNats {
@@ -59,17 +63,20 @@ const moreTokens = (env: NodeJS.ProcessEnv, dataDir: string): string => {
  * bucket replicated min(N, 3) times (NATS_REPLICAS overrides; refused when it does not fit, see localReplicas).
  * Each server is watched: restarted when it dies, ended when the launcher dies (WatchedNatsServer).
  */
-const startLocalNats = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<LocalNats | null> => {
-  if (envOptional(env, 'NATS_URL')) return null;
+const startLocalNats = async (env: NodeJS.ProcessEnv, settings: LauncherSettings): Promise<LocalNats | null> => {
+  if (settings.natsUrl) return null;
+  const { dataDir, clusterSize: size } = settings;
+  const local = localReplicas(settings.replicas, size);
+  if ('problem' in local) return refuse(local.problem, EXIT_BAD_CONFIG);
   const binary = natsServerBinary(env);
   const version = natsServerVersion(binary);
-  if (version === null) throw new Error('no nats-server: run scripts/ensure-nats-server.sh (npm start does), or set NATS_URL');
-  const size = envInt(env, 'NATS_CLUSTER_SIZE', 1);
-  const configured = envOptional(env, 'NATS_REPLICAS') === undefined ? undefined : envInt(env, 'NATS_REPLICAS', 1);
-  const local = localReplicas(configured, size);
-  if ('problem' in local) return refuse(local.problem);
+  if (version === null) {
+    if (envOptional(env, 'NATS_SERVER_BIN'))
+      throw invalidArgument('bad_config', `NATS_SERVER_BIN=${binary} does not run as nats-server: set it to a nats-server binary, or unset it`);
+    throw invalidArgument('nats_server_missing', 'no nats-server: run scripts/ensure-nats-server.sh (npm start does), or set NATS_URL');
+  }
   if (size <= 1) {
-    const server = await WatchedNatsServer.start({ server: { storeDir: join(dataDir, 'nats'), port: envPort(env, 'NATS_PORT', 0), binary }, logger });
+    const server = await WatchedNatsServer.start({ server: { storeDir: join(dataDir, 'nats'), port: settings.natsPort, binary }, logger });
     return { url: server.url, replicas: 1, description: `${server.url} (nats-server ${version}, store ${server.storeDir})`, stop: () => server.stop() };
   }
   const replicas = local.replicas;
@@ -96,12 +103,27 @@ const assertPortFree = async (host: string, port: number): Promise<void> => {
   else if (problem !== null) refuse(`cannot listen on PORT ${port} on HOST ${host} (${problem}): start with another PORT or HOST`);
 };
 
+/** A backend service under the launcher: its gRPC address (`<NAME>_GRPC_ADDRESS`) and ops port are what it was given. */
+const backend = (name: string, ports: ServicePorts, env: NodeJS.ProcessEnv, onBadConfig: (line: string) => void): Supervised =>
+  new Supervised(
+    name,
+    join(ROOT, `services/${name}/dist/main.js`),
+    { ...env, [`${name.toUpperCase()}_GRPC_ADDRESS`]: `127.0.0.1:${ports.grpc}`, OPS_PORT: String(ports.ops) },
+    logger,
+    { onBadConfig },
+  );
+
+/** Ports left 0 (a free one) picked now; see the comment where they are used. */
+const pickPorts = async (ports: ServicePorts): Promise<ServicePorts> => ({
+  grpc: ports.grpc || (await freeFixedPort()),
+  ops: ports.ops || (await freeFixedPort()),
+});
+
 const main = async (): Promise<void> => {
   const env = process.env;
-  const dataDir = resolveDataDir(env);
-  const host = envString(env, 'HOST', '127.0.0.1');
-  const port = envPort(env, 'PORT', 3000);
-  mkdirSync(dataDir, { recursive: true });
+  const settings = launcherSettings(env);
+  const { dataDir, host, port } = settings;
+  prepareDataDir(dataDir);
   try {
     acquireLauncherLock(dataDir);
   } catch (error) {
@@ -110,34 +132,21 @@ const main = async (): Promise<void> => {
   }
   await assertPortFree(host, port);
   const jwtSecret = loadJwtSecret(dataDir, env);
-  const local = await startLocalNats(env, dataDir);
-  const natsUrl = local ? local.url : envString(env, 'NATS_URL', '');
+  const local = await startLocalNats(env, settings);
+  const natsUrl = local ? local.url : (settings.natsUrl ?? '');
   // Below the OS's ephemeral range (freeFixedPort): a service restarted by the launcher binds the same port again, and
   // a port 0 handed out meanwhile to any other process (a test running beside it did) would make it fail for good.
-  const grpcPort = envPort(env, 'INSTANCES_GRPC_PORT', 0) || (await freeFixedPort());
-  const webhooksGrpcPort = envPort(env, 'WEBHOOKS_GRPC_PORT', 0) || (await freeFixedPort());
-  const sessionsGrpcPort = envPort(env, 'SESSIONS_GRPC_PORT', 0) || (await freeFixedPort());
+  const instances = await pickPorts(settings.instances);
+  const webhooks = await pickPorts(settings.webhooks);
+  const sessions = await pickPorts(settings.sessions);
   // EXIT_WITH_PARENT: a service stops by itself when the launcher is gone (even SIGKILLed), so none is orphaned.
   const common = { ...env, NATS_URL: natsUrl, ...(local ? { NATS_REPLICAS: String(local.replicas) } : {}), AUTH_JWT_SECRET: jwtSecret, EXIT_WITH_PARENT: '1' };
+  // A service that refuses a setting would refuse it again at every restart: everything stops, and its line is shown.
+  const badConfig = (line: string): void => void stop(EXIT_BAD_CONFIG, line);
   const services = [
-    new Supervised(
-      'instances',
-      join(ROOT, 'services/instances/dist/main.js'),
-      { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`, OPS_PORT: String(envPort(env, 'INSTANCES_OPS_PORT', 0) || (await freeFixedPort())) },
-      logger,
-    ),
-    new Supervised(
-      'webhooks',
-      join(ROOT, 'services/webhooks/dist/main.js'),
-      { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`, OPS_PORT: String(envPort(env, 'WEBHOOKS_OPS_PORT', 0) || (await freeFixedPort())) },
-      logger,
-    ),
-    new Supervised(
-      'sessions',
-      join(ROOT, 'services/sessions/dist/main.js'),
-      { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`, OPS_PORT: String(envPort(env, 'SESSIONS_OPS_PORT', 0) || (await freeFixedPort())) },
-      logger,
-    ),
+    backend('instances', instances, common, badConfig),
+    backend('webhooks', webhooks, common, badConfig),
+    backend('sessions', sessions, common, badConfig),
     new Supervised(
       'gateway',
       join(ROOT, 'services/gateway/dist/main.js'),
@@ -145,17 +154,18 @@ const main = async (): Promise<void> => {
         ...common,
         HOST: host,
         PORT: String(port),
-        INSTANCES_ADDRESS: `127.0.0.1:${grpcPort}`,
-        WEBHOOKS_ADDRESS: `127.0.0.1:${webhooksGrpcPort}`,
-        SESSIONS_ADDRESS: `127.0.0.1:${sessionsGrpcPort}`,
+        INSTANCES_ADDRESS: `127.0.0.1:${instances.grpc}`,
+        WEBHOOKS_ADDRESS: `127.0.0.1:${webhooks.grpc}`,
+        SESSIONS_ADDRESS: `127.0.0.1:${sessions.grpc}`,
       },
       logger,
+      { onBadConfig: badConfig },
     ),
   ];
-  for (const service of services) service.start();
 
   let stopping = false;
-  const stop = async (exitCode = 0): Promise<void> => {
+  /** Stops every service, then nats-server; `why`, a line for whoever ran npm start, comes just before the last one. */
+  const stop = async (exitCode = 0, why?: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.info('stopping');
@@ -164,6 +174,7 @@ const main = async (): Promise<void> => {
     await gateway?.stop();
     await Promise.all(backends.map((service) => service.stop()));
     await local?.stop();
+    if (why) process.stderr.write(`${why}\n`);
     // The services' last lines are theirs ("shutting down"): this one, like the banner, tells whoever ran npm start
     // that everything has stopped.
     process.stdout.write(`  Stopped: every service and nats-server${exitCode === 0 ? '' : ` (exit code ${exitCode})`}.\n`);
@@ -174,6 +185,7 @@ const main = async (): Promise<void> => {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   process.on('SIGHUP', () => void stop());
+  for (const service of services) service.start();
 
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const base = `http://${urlHost(shownHost)}:${port}`;
@@ -207,6 +219,9 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((error: unknown) => {
+  // A bad setting (or a missing nats-server) is the operator's to fix, and its message says how: that line alone, as
+  // the services print theirs. Anything else is a crash, whose stack is worth having.
+  if (isAppError(error) && error.kind === 'invalid_argument') refuse(error.message, isBadConfig(error) ? EXIT_BAD_CONFIG : 1);
   logger.fatal({ err: error }, 'launcher failed');
   process.exit(1);
 });
