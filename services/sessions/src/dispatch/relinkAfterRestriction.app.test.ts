@@ -7,7 +7,7 @@ import { InboundRefStore } from '../inbound/inboundRefs';
 import { createMediaFetcher } from '../media/mediaFetcher';
 import { FactWriter } from '../session/factWriter';
 import { SessionManager } from '../session/sessionManager';
-import type { Leases } from '../session/sessionOptions';
+import { everyLease } from '../../../../test/harness/everyLease';
 
 // Application test of a restriction and the link it belongs to: the real dispatcher, session manager (with what its
 // connections heard of a restriction), fact writer and registry, on an in-memory store and the sandbox platform. The
@@ -17,17 +17,6 @@ const A = '4915100000001';
 const B = '4915100000002';
 const TO = '4915199999999';
 const HOUR = 3_600_000;
-
-/** This replica holds every lease. */
-const leases: Leases = {
-  acquire: async () => true,
-  release: async () => undefined,
-  owns: () => true,
-  isFree: () => false,
-  onLost: () => undefined,
-  onFreed: () => undefined,
-  stop: async () => undefined,
-};
 
 describe('A restriction ends with the link (application, in-memory store, sandbox platform)', () => {
   const media = createMediaFetcher({ maxBytes: 1024, timeoutMs: 1_000, allowPrivateNetworks: false });
@@ -44,7 +33,7 @@ describe('A restriction ends with the link (application, in-memory store, sandbo
       connections: ({ store, registry, platform }) => {
         const facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
         // Sends wait an hour after a restriction whose end WhatsApp did not name: longer than this test.
-        sessions = new SessionManager(platform, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
+        sessions = new SessionManager(platform, facts, registry, everyLease, testLogger(), { autoMarkRead: false, restrictedPauseMs: HOUR }, () => 0);
         return sessions;
       },
     });

@@ -7,7 +7,7 @@ import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
-import type { Leases } from './sessionOptions';
+import { everyLease } from '../../../../test/harness/everyLease';
 
 // README "Sessions": a linked instance whose connection drops (428, 503, 500, ...) reconnects with backoff, 1 s
 // doubling to 60 s. A hunt saw it retry about once a second for as long as WhatsApp stayed unreachable (35
@@ -45,26 +45,15 @@ describe('SessionManager: reconnects of a linked instance while the platform sta
     );
     const connector = new LikeBaileys();
     connector.dropsOnOpen = true;
-    let held = false;
-    const leases: Leases = {
-      acquire: async () => (held = true),
-      release: async () => void (held = false),
-      owns: () => held,
-      isFree: () => !held,
-      onLost: () => undefined,
-      onFreed: () => undefined,
-      stop: async () => void (held = false),
-    };
     sessions = new SessionManager(
       connector,
       new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
       registry,
-      leases,
+      everyLease,
       testLogger(),
       undefined,
       () => 0,
     );
-    await leases.acquire(ID);
     await sessions.reconnect(ID).catch(() => undefined);
     await eventually(
       async () => connector.opened.length,

@@ -8,7 +8,7 @@ import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { inboundEvent } from './platformFacts';
 import { SessionManager } from './sessionManager';
-import type { Leases } from './sessionOptions';
+import { everyLease } from '../../../../test/harness/everyLease';
 
 // Application test of what a replica's shutdown leaves in the instances' state: the real manager, fact writer and
 // registry on an in-memory store; a connector that shows a QR code as soon as it connects.
@@ -46,16 +46,6 @@ const LAST_WORDS = {
   timestamp: new Date().toISOString(),
 };
 
-const leases: Leases = {
-  acquire: async () => true,
-  release: async () => undefined,
-  owns: () => true,
-  isFree: () => false,
-  onLost: () => undefined,
-  onFreed: () => undefined,
-  stop: async () => undefined,
-};
-
 describe('SessionManager: a replica shutting down (application, in-memory store)', () => {
   it('records a disconnect for an instance showing a QR code (nobody takes an unlinked one over), none for a linked one, and what a closing connection still heard', async () => {
     const store = new InMemoryEventStore();
@@ -65,7 +55,7 @@ describe('SessionManager: a replica shutting down (application, in-memory store)
       new QrOnConnect((id) => registry.isLinked(id)),
       new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
       registry,
-      leases,
+      everyLease,
       testLogger(),
     );
     const now = new Date().toISOString();
