@@ -45,6 +45,16 @@ describe('webhook events from domain events', () => {
     expect(textOnly?.data.media).toBeNull();
   });
 
+  it("gives an erased message's media no url: the file cannot be fetched any more (GET /v1/media answers 404)", () => {
+    const [erased] = webhookEventsOf(
+      commit('0123456789ABCDEF0123.message.in_5b0e3c9a1f2d4e6f8a7b9c0d', [
+        'MessageReceived',
+        { message_id: 'in_5b0e3c9a1f2d4e6f8a7b9c0d', text: null, media: { mimetype: 'image/jpeg', filename: null, size: 1234 }, erased: true },
+      ]),
+    );
+    expect(erased?.data.media).toEqual({ mimetype: 'image/jpeg', filename: null, size: 1234, url: null });
+  });
+
   it('tells receivers nothing about internal events (creation, webhook settings, QR codes)', () => {
     expect(
       webhookEventsOf(

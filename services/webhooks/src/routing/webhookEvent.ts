@@ -28,10 +28,11 @@ const isMapped = (type: string): type is keyof typeof WEBHOOK_EVENT_TYPES => Obj
 export const mediaUrlOf = (instanceId: string, messageId: string): string =>
   `/v1/media?instance_id=${encodeURIComponent(instanceId)}&message_id=${encodeURIComponent(messageId)}`;
 
+/** An erased message's file went with its refs (every replica drops them on the erasure): no url to send anyone to. */
 const withMediaUrl = (data: Record<string, unknown>, instanceId: string): void => {
   const { media, message_id: messageId } = data;
   if (typeof media !== 'object' || media === null || typeof messageId !== 'string') return;
-  data.media = { ...media, url: mediaUrlOf(instanceId, messageId) };
+  data.media = { ...media, url: data.erased === true ? null : mediaUrlOf(instanceId, messageId) };
 };
 
 /** The webhook event for a domain event, or null when receivers are not told about that kind of event. */
