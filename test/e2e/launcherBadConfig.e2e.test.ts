@@ -52,6 +52,7 @@ describe('launcher with a bad setting', () => {
     ['PORT', 'abc', 'PORT must be an integer from 0 to 65535, got "abc"'],
     ['NATS_PORT', '70000', 'NATS_PORT must be an integer from 0 to 65535, got "70000"'],
     ['NATS_CLUSTER_SIZE', 'abc', 'NATS_CLUSTER_SIZE must be'],
+    ['NATS_CLUSTER_SIZE', '50', 'NATS_CLUSTER_SIZE must be an integer from 0 to 5, got "50"'],
     ['NATS_REPLICAS', 'abc', 'NATS_REPLICAS must be'],
     ['NATS_REPLICAS', '0', 'NATS_REPLICAS must be from 1 to 5, got 0'],
     ['INSTANCES_OPS_PORT', '99999', 'INSTANCES_OPS_PORT must be an integer from 0 to 65535, got "99999"'],

@@ -34,7 +34,8 @@ export const launcherSettings = (env: NodeJS.ProcessEnv): LauncherSettings => ({
   port: envPort(env, 'PORT', 3000),
   natsUrl: envOptional(env, 'NATS_URL'),
   natsPort: envPort(env, 'NATS_PORT', 0),
-  clusterSize: envInt(env, 'NATS_CLUSTER_SIZE', 1),
+  // At most 5: JetStream keeps at most 5 replicas, and every local node is a process on this machine.
+  clusterSize: envInt(env, 'NATS_CLUSTER_SIZE', 1, { min: 0, max: 5 }),
   replicas: envOptional(env, 'NATS_REPLICAS') === undefined ? undefined : envInt(env, 'NATS_REPLICAS', 1),
   instances: { grpc: envPort(env, 'INSTANCES_GRPC_PORT', 0), ops: envPort(env, 'INSTANCES_OPS_PORT', 0) },
   webhooks: { grpc: envPort(env, 'WEBHOOKS_GRPC_PORT', 0), ops: envPort(env, 'WEBHOOKS_OPS_PORT', 0) },
