@@ -252,6 +252,10 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
       expect(s.body).toMatchObject({ state: 'failed', last_disconnect_reason: 'forbidden' });
       await sleep(2_500);
       expect(logins('4915100000403')).toHaveLength(0);
+      // get_qrcode says what can be done, and does not log the refused link in again behind the user's back.
+      const qr = await stack.call(`/v1/get_qrcode?instance_id=${id}`);
+      expect([qr.status, qr.body.code]).toEqual([409, 'instance_failed']);
+      expect(logins('4915100000403')).toHaveLength(0);
     });
 
     it('440: the lease holder comes back once, with no reconnect loop', async () => {

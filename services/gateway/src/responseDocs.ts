@@ -153,6 +153,11 @@ const CONFLICTS = {
     when: 'the instance is linked and its connection is coming back',
     error: 'The instance is linked and its connection is coming back: no QR code comes for it; reset_instance first to link another phone',
   },
+  instance_failed: {
+    when: 'WhatsApp refused the instance (403, 405: status `failed`) and it keeps its link: reconnect tries it again, reset_instance drops it',
+    error:
+      'The instance failed (forbidden): WhatsApp refused its link; reconnect to try that link again, or reset_instance and link a phone anew with get_qrcode',
+  },
   webhook_disabled: {
     when: 'the webhook is off',
     error: 'The webhook is off; switch it on (/v1/set_webhook with enable=true) before replaying events to it',

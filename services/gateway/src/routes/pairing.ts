@@ -27,7 +27,7 @@ export const pairingRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
         response: {
           200: envelope({ code: Type.String({ description: 'The 8-character code to type on the phone' }) }),
           ...errorResponses(...COMMON_ERRORS, 404),
-          ...conflictResponse(['already_connected', 'already_linked'], 'The instance is connected; no pairing code is needed'),
+          ...conflictResponse(['already_connected', 'already_linked', 'instance_failed'], 'The instance is connected; no pairing code is needed'),
         },
       },
     },

@@ -29,7 +29,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesCli
             { message: 'Scan this QR code with the phone', qrcode: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA...' },
           ),
           ...errorResponses(...COMMON_ERRORS, 404),
-          ...conflictResponse(['already_connected', 'already_linked']),
+          ...conflictResponse(['already_connected', 'already_linked', 'instance_failed']),
         },
       },
     },

@@ -182,10 +182,11 @@ describe('MessagesService.accept (application, in-memory store)', () => {
         .thenThrows({ kind: 'conflict', code: 'instance_logged_out_on_phone' });
     });
 
-    it('answers 409 with the failure reason once the platform refused the device', async () => {
-      await given(instance(created, linked), instance(instanceEvent('InstanceFailed', NOW, { reason: 'client_outdated' })))
+    it('answers 409 with the failure reason once the platform refused the device, and says what can be done (not a QR scan)', async () => {
+      const error = await given(instance(created, linked), instance(instanceEvent('InstanceFailed', NOW, { reason: 'client_outdated' })))
         .when(() => settled(send()))
         .thenThrows({ kind: 'conflict', code: 'instance_client_outdated' });
+      expect(error.message).toMatch(/reconnect.*reset_instance/);
     });
 
     it('answers 409 not_linked after a reset, until a new QR code is scanned', async () => {

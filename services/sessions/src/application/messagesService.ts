@@ -14,6 +14,7 @@ import {
 } from '@wagw/lib';
 import type { InstanceFacts, InstanceRegistry } from '../registry/instanceRegistry';
 import type { SendLedger } from '../registry/sendLedger';
+import { failedLinkAdvice } from '../session/qrWait';
 import { NO_RESERVATION, UnfoldedAccepts } from './unfoldedAccepts';
 import { acceptedContent, assertContent, recipientOf, referredMessage, type SendContent } from './sendContent';
 
@@ -75,7 +76,11 @@ export class MessagesService {
    * replica is accepting right now (same message id) takes no second place in the quotas.
    */
   private refusalOf(facts: InstanceFacts, instanceId: string, repeat: boolean): AppError | null {
-    if (facts.blockedReason) return conflict(`instance_${facts.blockedReason}`, `The instance cannot send: ${facts.blockedReason}; scan a new QR code`);
+    if (facts.blockedReason) {
+      // Logged out: its link is gone, a QR scan makes a new one. Failed: refused by WhatsApp, its link kept.
+      const advice = facts.linkedNumber ? failedLinkAdvice(facts.blockedReason) : `The instance cannot send: ${facts.blockedReason}; scan a new QR code`;
+      return conflict(`instance_${facts.blockedReason}`, advice);
+    }
     if (!facts.linkedNumber) return conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
     if (repeat) return null;
     const now = new Date();

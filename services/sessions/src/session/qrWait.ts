@@ -6,6 +6,14 @@ export const alreadyLinked = () =>
   conflict('already_linked', 'The instance is linked and its connection is coming back: no QR code comes for it; reset_instance first to link another phone');
 
 /**
+ * What can be done about an instance WhatsApp refused (`failed`: 403 banned, 405 client too old): it keeps its link,
+ * so no QR code comes for it; its link can be tried again (once the ban is lifted, the gateway updated) or dropped.
+ */
+export const failedLinkAdvice = (reason: string): string =>
+  `The instance failed (${reason}): WhatsApp refused its link; reconnect to try that link again, or reset_instance and link a phone anew with get_qrcode`;
+export const instanceFailed = (reason: string) => conflict('instance_failed', failedLinkAdvice(reason));
+
+/**
  * Waits at most `waitMs` for the session's QR code. Answers early when the phone links meanwhile (409), or when the
  * connection ends or is replaced (`isCurrent` turns false): with its reason if it gave one, else as a timeout.
  */

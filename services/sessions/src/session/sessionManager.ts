@@ -4,7 +4,7 @@ import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
 import { InstanceResets } from './instanceResets';
 import { connectionFactOf } from './platformFacts';
-import { alreadyConnected, alreadyLinked, waitForQr } from './qrWait';
+import { alreadyConnected, alreadyLinked, instanceFailed, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
 import { applyStateChange, newSession, wake, type Session } from './session';
@@ -101,6 +101,9 @@ export class SessionManager {
   async getQr(instanceId: string, waitMs: number): Promise<string> {
     const running = this.sessions.get(instanceId);
     if (running?.status === 'connected') throw alreadyConnected();
+    // Refused by WhatsApp, linked still: a start would log that link in again, silently, and show no QR code.
+    const facts = this.registry.get(instanceId);
+    if (!running && facts?.blockedReason && facts.linkedNumber) throw instanceFailed(facts.blockedReason);
     // A linked instance's connection logs in with its stored link: no QR code comes while it is down and coming back.
     if (running && !running.qr && this.registry.get(instanceId)?.linkedNumber) throw alreadyLinked();
     const session = running ?? (await this.startShared(instanceId));
