@@ -70,3 +70,19 @@ export const answer =
   (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   (route: Route): Promise<void> =>
     route.fulfill({ status, contentType: 'application/json', headers, body: JSON.stringify(body) });
+
+/**
+ * Waits for `selector` to show; on a time-out the error says what the page showed instead (its address and its
+ * notices: a refusal, "Checking the token…"), so a wait that failed on a loaded CI machine can be told apart.
+ */
+export const shown = async (page: Page, selector: string, timeoutMs = 12_000): Promise<void> => {
+  try {
+    await page.locator(selector).first().waitFor({ timeout: timeoutMs });
+  } catch (error) {
+    const notices = await page
+      .locator('.notice')
+      .allTextContents()
+      .catch(() => []);
+    throw new Error(`${selector} not shown within ${timeoutMs} ms at ${page.url()}; notices: ${JSON.stringify(notices)} (${String(error)})`);
+  }
+};

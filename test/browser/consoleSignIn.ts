@@ -1,5 +1,5 @@
 import type { Route } from 'playwright-core';
-import { answer, createInstance, sleep, type Context } from './consoleContext';
+import { answer, createInstance, shown, sleep, type Context } from './consoleContext';
 
 /** Deep links kept through sign-in, and sign-in errors that say what went wrong. */
 export const signInChecks = (ctx: Context): void => {
@@ -12,16 +12,16 @@ export const signInChecks = (ctx: Context): void => {
     await page.goto(`${stack.baseUrl}/console/#/instances/${id}`);
     await page.getByLabel('API token').fill(stack.token('browser'));
     await page.keyboard.press('Enter');
-    await page.locator('dd[data-state], tr[data-instance]').first().waitFor();
+    await shown(page, 'dd[data-state], tr[data-instance]');
     expect(page.url()).toMatch(new RegExp(`#/instances/${id}$`));
-    await page.locator('dd[data-state]').waitFor();
+    await shown(page, 'dd[data-state]');
 
     await page.evaluate('sessionStorage.clear()');
     await page.goto('about:blank');
     await page.goto(`${stack.baseUrl}/console/#/nowhere`);
     await page.getByLabel('API token').fill(stack.token('browser'));
     await page.keyboard.press('Enter');
-    await page.locator('tr[data-instance]').first().waitFor();
+    await shown(page, 'tr[data-instance]');
     expect(page.url()).toMatch(/#\/instances$/);
   }, 30_000);
 
