@@ -47,11 +47,22 @@ type Data = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Data => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A path's fields, split once: the paths are few and fixed, and this runs for every event appended or read. */
+const splitPaths = new Map<string, readonly string[]>();
+const partsOf = (path: string): readonly string[] => {
+  let parts = splitPaths.get(path);
+  if (parts === undefined) {
+    parts = path.split('.');
+    splitPaths.set(path, parts);
+  }
+  return parts;
+};
+
 /** The object holding a path's last field, and that field's name (null when a parent on the way is not an object). */
 const holderOf = (data: Data, path: string): { holder: Data; field: string } | null => {
-  const parts = path.split('.');
+  const parts = partsOf(path);
   let holder: unknown = data;
-  for (const part of parts.slice(0, -1)) holder = isObject(holder) ? holder[part] : undefined;
+  for (let i = 0; i < parts.length - 1; i++) holder = isObject(holder) ? holder[parts[i]!] : undefined;
   return isObject(holder) ? { holder, field: parts[parts.length - 1]! } : null;
 };
 
@@ -59,9 +70,10 @@ const holderOf = (data: Data, path: string): { holder: Data; field: string } | n
 const copyAlong = (data: Data, paths: readonly string[]): Data => {
   const copy: Data = { ...data };
   for (const path of paths) {
-    const parts = path.split('.');
+    const parts = partsOf(path);
     let holder = copy;
-    for (const part of parts.slice(0, -1)) {
+    for (let i = 0; i < parts.length - 1; i++) {
+      const part = parts[i]!;
       if (!isObject(holder[part])) break;
       holder[part] = { ...holder[part] };
       holder = holder[part] as Data;
