@@ -23,6 +23,7 @@ import { nodeRefusalOptions, registerNodeRefusals } from './plugins/nodeRefusals
 import { registerShutdownRefusal, shutdownOptions } from './plugins/shutdown';
 import { DEFAULT_IDLE_TIMEOUT_MS } from './config';
 import { registerLimits } from './plugins/limits';
+import { requestLoggerFactory } from './plugins/requestLogger';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { parseQuery, registerStrictQuery } from './plugins/querystring';
 import { registerValidation } from './plugins/validation';
@@ -92,6 +93,7 @@ export const buildGateway = async ({
     loggerInstance,
     // Fastify's own request lines would log URLs with access_token; the metrics hook logs them redacted instead.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit,
     connectionTimeout: idleTimeoutMs,
     // Fastify's automatic HEAD route runs the GET handler and drops the body, so a HEAD on an API route would send a
