@@ -36,6 +36,8 @@ describe('JSON bodies: refusals name their reason', () => {
       ['a top-level __proto__', text(',"__proto__":{"isAdmin":true}')],
       ['a nested __proto__', text(',"extra":{"a":[{"__proto__":{}}]}')],
       ['a constructor.prototype', text(',"constructor":{"prototype":{"isAdmin":true}}')],
+      // A leading byte order mark (many Windows tools write one) is dropped by the UTF-8 decoding first.
+      ['a __proto__ in a body that starts with a byte order mark', `\uFEFF${text(',"__proto__":{"isAdmin":true}')}`],
     ])('refuses %s: 400 forbidden_json_key saying which keys and why, not "not valid JSON"', async (_case, body) => {
       const response = await send(body);
       expect(response.statusCode).toBe(400);
