@@ -43,8 +43,10 @@ describe('parseIsoTime', () => {
   it('reads a time with a time zone', () => {
     expect(parseIsoTime('2026-11-23T10:00:00+02:00', 'at').toISOString()).toBe('2026-11-23T08:00:00.000Z');
     expect(parseIsoTime('2028-02-29T00:00Z', 'at').toISOString()).toBe('2028-02-29T00:00:00.000Z');
+    // RFC 3339 §5.6: T and Z may be lower case.
+    expect(parseIsoTime('2026-11-28t05:00:00z', 'at').toISOString()).toBe('2026-11-28T05:00:00.000Z');
   });
-  it.each(['2026-11-31T10:00:00Z', '2026-02-29T10:00:00Z', '2026-11-23T24:00:00Z', '2026-11-23', 'yesterday'])(
+  it.each(['2026-11-31T10:00:00Z', '2026-02-29T10:00:00Z', '2026-11-23T24:00:00Z', '2026-11-23T05:60:00Z', '2026-11-23T05:00:60Z', '2026-11-23', 'yesterday'])(
     'refuses %s instead of reading another day',
     (value) => {
       let code: string | null = null;
@@ -62,6 +64,11 @@ describe('parseIsoTime in a query', () => {
   it('says how to send the + of an offset when it arrived as a space (a query decodes + as a space)', () => {
     expect(() => parseIsoTime('2026-11-24T10:00:00 14:00', 'at')).toThrow(/send the \+ of the offset as %2B/);
     expect(() => parseIsoTime('yesterday', 'at')).not.toThrow(/%2B/);
+  });
+  it('says a day or time that does not exist is that, not how to send a + (there is none)', () => {
+    for (const value of ['2026-02-30T00:00:00Z', '2026-11-28T24:00:00Z', '2026-11-28T05:00:60Z']) {
+      expect(() => parseIsoTime(value, 'since')).toThrow(`since names a day or a time of day that does not exist: ${value}`);
+    }
   });
 });
 

@@ -82,18 +82,22 @@ const isCalendarDate = (value: string): boolean => {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && value.slice(11, 13) !== '24';
 };
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** RFC 3339 (§5.6 lets `T` and `Z` be lower case). */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/;
+/** A query decodes + as a space: `at=...T10:00:00+14:00` typed into a URL arrives as `...T10:00:00 14:00`. */
+const OFFSET_PLUS_AS_SPACE = / (\d{2}:\d{2})$/;
 
 /** A point in time given as ISO 8601 with a time zone (`2026-11-23T10:00:00Z`); anything else is a 400 naming the field. */
 export const parseIsoTime = (value: string, field: string): Date => {
-  const time = ISO_8601.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) {
-    // A query decodes + as a space: `at=...T10:00:00+14:00` typed into a URL arrives as `...T10:00:00 14:00`.
-    const plusAsSpace = ISO_8601.test(value.replace(/ (\d{2}:\d{2})$/, '+$1'));
-    const hint = plusAsSpace ? ' (in a query, send the + of the offset as %2B)' : '';
-    throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z${hint}`);
+  if (ISO_8601.test(value)) {
+    // A minute or second of 60 passes the pattern, and Date.parse refuses it.
+    const time = isCalendarDate(value) ? Date.parse(value) : Number.NaN;
+    if (Number.isNaN(time)) throw invalidArgument('invalid_time', `${field} names a day or a time of day that does not exist: ${value}`);
+    return new Date(time);
   }
-  return new Date(time);
+  const plusAsSpace = OFFSET_PLUS_AS_SPACE.test(value) && ISO_8601.test(value.replace(OFFSET_PLUS_AS_SPACE, '+$1'));
+  const hint = plusAsSpace ? ' (in a query, send the + of the offset as %2B)' : '';
+  throw invalidArgument('invalid_time', `${field} must be an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z${hint}`);
 };
 
 /**
