@@ -108,3 +108,61 @@ describe('rate limits on every /v1 request', () => {
     expect((await answer(await fetch(`${base}${SEND}`))).remaining).toBe(String(ANONYMOUS_MAX - 1));
   });
 });
+
+describe('a limit of 0 is no limit', () => {
+  const at = WINDOW_MS * 1_000 + 30_000;
+  const withLimits = async (accountMax: number, anonymousMax: number): Promise<{ gateway: FastifyInstance; base: string }> => {
+    const sessions = { send: async () => ({ messageId: 'm_1' }), ready: async () => true, close: () => undefined };
+    const gateway = await gatewayWithFakes({
+      secret: SECRET,
+      sessions,
+      rateLimit: {
+        counter: new WindowCounter({ replicaId: 'r1', syncMs: 60_000, now: () => at }),
+        settings: { accountMax, anonymousMax, windowMs: WINDOW_MS },
+      },
+    });
+    await gateway.listen({ host: '127.0.0.1', port: 0 });
+    return { gateway, base: `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}` };
+  };
+  const SEND = `/v1/send?instance_id=${INSTANCE}&number=4915112345678&type=text&message=hi`;
+  const token = issueToken(SECRET, 'unlimited', 600);
+
+  it('RATE_LIMIT_ACCOUNT_MAX=0: an account is never refused and is told no limit (no RateLimit-* headers); requests without a credential still are', async () => {
+    const { gateway, base } = await withLimits(0, 2);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const response = await fetch(`${base}${SEND}`, { headers: { authorization: `Bearer ${token}` } });
+        expect([response.status, response.headers.get('ratelimit-limit'), response.headers.get('ratelimit-remaining')]).toEqual([200, null, null]);
+      }
+      const anonymous = [];
+      for (let i = 0; i < 3; i++) anonymous.push((await fetch(`${base}${SEND}`)).status);
+      expect(anonymous).toEqual([401, 401, 429]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('RATE_LIMIT_ANONYMOUS_MAX=0: requests without a credential are not limited, and a body credential still counts for its account', async () => {
+    const { gateway, base } = await withLimits(3, 0);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${base}${SEND}`);
+        expect([response.status, response.headers.get('ratelimit-limit')]).toEqual([401, null]);
+      }
+      const body = JSON.stringify({ instance_id: INSTANCE, number: '4915112345678', type: 'text', message: 'hi', access_token: token });
+      const posted = [];
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${base}/v1/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        posted.push([response.status, response.headers.get('ratelimit-remaining')]);
+      }
+      expect(posted).toEqual([
+        [200, '2'],
+        [200, '1'],
+        [200, '0'],
+        [429, '0'],
+      ]);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -45,6 +45,7 @@ export const waitInWords = (seconds: number): string => {
  * body is counted again, for its account, once the body is read (`RateLimiter.recount`).
  */
 export const createRateLimiter = async (app: FastifyInstance, counter: WindowCounter, settings: RateLimitSettings): Promise<RateLimiter> => {
+  const maxFor = (key: string): number => (key.startsWith(ACCOUNT) ? settings.accountMax : settings.anonymousMax);
   await app.register(rateLimit, {
     global: false,
     store: storeOver(counter),
@@ -53,7 +54,10 @@ export const createRateLimiter = async (app: FastifyInstance, counter: WindowCou
       const account = authenticatedAccount(request);
       return account ? `${ACCOUNT}${account}` : addressKey(request);
     },
-    max: (_request, key) => (key.startsWith(ACCOUNT) ? settings.accountMax : settings.anonymousMax) || Number.MAX_SAFE_INTEGER,
+    // A limit of 0 is no limit: such a request is neither counted nor told a limit (no RateLimit-* headers), where a
+    // huge number stood in for it and its headers showed a limit of 9007199254740991.
+    allowList: (_request, key) => maxFor(key) === 0,
+    max: (_request, key) => maxFor(key),
   });
   const limit = app.createRateLimit();
   const count = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
@@ -74,7 +78,8 @@ export const createRateLimiter = async (app: FastifyInstance, counter: WindowCou
   return {
     count,
     recount: async (request, reply) => {
-      counter.release(addressKey(request), settings.windowMs);
+      // Counted for its address first, unless requests without a credential are not limited (then never counted).
+      if (settings.anonymousMax > 0) counter.release(addressKey(request), settings.windowMs);
       await count(request, reply);
     },
   };
