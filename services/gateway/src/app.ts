@@ -70,7 +70,7 @@ one credential per request; more than one answers 401 \`invalid_token\`.
 Successes answer \`{ status: 200, message, ... }\`; errors answer \`{ error, code }\` with 400 (invalid input),
 401 (missing or bad credential), 403 (outside an instance token's scopes), 404 (unknown instance, or another
 account's), 405 (another method than the path takes; \`Allow\` lists them), 409 (wrong state), 413 (too large),
-414 (URL over 8 KiB: send long text with POST), 415 (a body that is not application/json, or is compressed), 429 (rate limited) or 503
+414 (URL over 8 KiB: send long text with POST), 415 (a body that is not application/json in UTF-8, or is compressed), 429 (rate limited) or 503
 (a dependency is down); a 429 or 503 carries \`Retry-After\` (seconds). Where the gateway limits requests, its answers
 carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`.`;
 

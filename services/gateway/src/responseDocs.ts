@@ -72,7 +72,7 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
   },
   415: {
     description:
-      'The body is not `application/json` (`text/plain` included; `unsupported_media_type`), or it is compressed: a `Content-Encoding` other than `identity` (`unsupported_content_encoding`, with `Accept-Encoding: identity`). Send uncompressed JSON',
+      'The body is not `application/json` (`text/plain` included) or says a charset other than UTF-8 (`unsupported_media_type`), or it is compressed: a `Content-Encoding` other than `identity` (`unsupported_content_encoding`, with `Accept-Encoding: identity`). Send uncompressed JSON',
     example: { error: FASTIFY_MESSAGES.FST_ERR_CTP_INVALID_MEDIA_TYPE, code: 'unsupported_media_type' },
   },
   429: {

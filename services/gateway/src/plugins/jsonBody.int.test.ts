@@ -59,6 +59,25 @@ describe('JSON bodies: refusals name their reason', () => {
     });
   });
 
+  describe('charset: a JSON body is UTF-8', () => {
+    it.each(['latin1', 'ISO-8859-1', '"windows-1252"', 'utf-16'])(
+      'refuses Content-Type application/json; charset=%s: 415 unsupported_media_type naming it',
+      async (charset) => {
+        const response = await send(text(), { 'content-type': `application/json; charset=${charset}` });
+        expect(response.statusCode).toBe(415);
+        expect(response.json()).toEqual({
+          error: `The body must be JSON in UTF-8: charset=${charset.replace(/"/g, '')} is not accepted (send charset=utf-8, or no charset)`,
+          code: 'unsupported_media_type',
+        });
+        expect(sent).toEqual([]);
+      },
+    );
+
+    it.each(['utf-8', 'UTF-8', 'utf8', '"utf-8"'])('takes charset=%s', async (charset) => {
+      expect((await send(text(), { 'content-type': `application/json; charset=${charset}` })).statusCode).toBe(200);
+    });
+  });
+
   describe('Content-Encoding: a compressed body is refused, not parsed as if plain', () => {
     it.each([
       ['gzip', gzipSync(text())],

@@ -10,6 +10,17 @@ import { HttpRefusal } from './errors';
  */
 const IDENTITY = /^\s*(?:identity\s*)?$/i;
 
+/** The charset parameter of a Content-Type (`application/json; charset=latin1` -> `latin1`), or null without one. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const UTF_8 = /^utf-?8$/i;
+
+/**
+ * A JSON body is UTF-8 (RFC 8259 §8.1): a body that says it is in another charset is refused, 415, rather than read as
+ * UTF-8 against its word (its ASCII bodies passed, and the same body with one é failed as "not UTF-8").
+ */
+const unsupportedCharset = (charset: string) =>
+  new HttpRefusal(415, 'unsupported_media_type', `The body must be JSON in UTF-8: charset=${charset} is not accepted (send charset=utf-8, or no charset)`);
+
 const unsupportedEncoding = (encoding: string) =>
   new HttpRefusal(415, 'unsupported_content_encoding', `Content-Encoding ${encoding} is not accepted: send the body uncompressed`, {
     'accept-encoding': 'identity',
@@ -36,6 +47,11 @@ export const registerStrictJsonBody = (app: FastifyInstance): void => {
     const encoding = request.headers['content-encoding'];
     if (encoding !== undefined && !IDENTITY.test(encoding)) {
       done(unsupportedEncoding(encoding.trim()), undefined);
+      return;
+    }
+    const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !UTF_8.test(charset)) {
+      done(unsupportedCharset(charset), undefined);
       return;
     }
     let text: string;
