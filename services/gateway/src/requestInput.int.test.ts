@@ -92,6 +92,20 @@ describe('request input: bad input is refused in the envelope, good input reache
     });
   });
 
+  describe('a query parameter is given once', () => {
+    it.each([
+      ['type twice', `${SEND}&type=text&type=text&message=a`, 'type'],
+      ['limit twice', `/v1/list_instances?limit=5&limit=6`, 'limit'],
+      ['enable twice', `/v1/set_webhook?instance_id=${INSTANCE}&webhook_url=http%3A%2F%2Fexample.com%2Fh&enable=true&enable=false`, 'enable'],
+    ])('refuses %s: 400 invalid_request saying it came more than once (a list of Ajv errors naming no cause before)', async (_case, path, field) => {
+      expect(await get(path)).toEqual({
+        status: 400,
+        body: { error: `Invalid querystring: querystring/${field} is given more than once: send it once`, code: 'invalid_request' },
+      });
+      expect(sent).toEqual([]);
+    });
+  });
+
   describe('strings are well-formed Unicode', () => {
     const text = (message: string) => `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"${message}"}`;
 
@@ -183,13 +197,18 @@ describe('request input: bad input is refused in the envelope, good input reache
     const postBytes = async (body: Uint8Array | ReadableStream<Uint8Array>, type = 'application/json') =>
       answer(await fetch(`${base}/v1/send`, { method: 'POST', headers: { ...auth(), 'content-type': type }, body, duplex: 'half' }));
 
-    it.each([['application/json'], ['application/json; charset=iso-8859-1']])(
-      'refuses a Latin-1 body sent as %s with 400 invalid_json, and sends nothing (was sent with U+FFFD for ü)',
-      async (type) => {
-        expect(await postBytes(latin1, type)).toEqual({ status: 400, body: { error: expect.stringContaining('not UTF-8'), code: 'invalid_json' } });
-        expect(sent).toEqual([]);
-      },
-    );
+    it('refuses a Latin-1 body sent as application/json with 400 invalid_json, and sends nothing (was sent with U+FFFD for ü)', async () => {
+      expect(await postBytes(latin1)).toEqual({ status: 400, body: { error: expect.stringContaining('not UTF-8'), code: 'invalid_json' } });
+      expect(sent).toEqual([]);
+    });
+
+    it('refuses a body that says it is Latin-1 (charset=iso-8859-1) with 415 unsupported_media_type, and sends nothing', async () => {
+      expect(await postBytes(latin1, 'application/json; charset=iso-8859-1')).toEqual({
+        status: 415,
+        body: { error: expect.stringContaining('charset=iso-8859-1 is not accepted'), code: 'unsupported_media_type' },
+      });
+      expect(sent).toEqual([]);
+    });
 
     it('passes UTF-8 through as it is, and still refuses __proto__ and bodies over the limit', async () => {
       expect((await postBytes(Buffer.from(latin1.toString('latin1'), 'utf8'))).status).toBe(200);
