@@ -92,6 +92,20 @@ describe('request input: bad input is refused in the envelope, good input reache
     });
   });
 
+  describe("a URL over 2,048 characters answers its field's code, as every other refusal of that URL", () => {
+    const long = `http://example.com/${'x'.repeat(2_049 - 'http://example.com/'.length)}`;
+    it.each([
+      ['webhook_url', `/v1/set_webhook?instance_id=${INSTANCE}&webhook_url=${encodeURIComponent(long)}&enable=true`, 'invalid_webhook_url'],
+      ['media_url', `${SEND}&type=media&media_url=${encodeURIComponent(long)}`, 'invalid_media_url'],
+    ])('%s: 400 %s', async (field, path, code) => {
+      expect(await get(path)).toEqual({
+        status: 400,
+        body: { error: `Invalid querystring: querystring/${field} must NOT have more than 2048 characters`, code },
+      });
+      expect(sent).toEqual([]);
+    });
+  });
+
   describe('a query parameter is given once', () => {
     it.each([
       ['type twice', `${SEND}&type=text&type=text&message=a`, 'type'],

@@ -91,8 +91,20 @@ const validationMessage = (context: string, errors: ValidationErrors): string =>
  */
 export const invalidRequestAnswer = (context: string, errors: ValidationErrors): { error: string; code: string } => ({
   error: `Invalid ${context}: ${validationMessage(context, errors)}`,
-  code: 'invalid_request',
+  code: fieldCodeOf(errors) ?? 'invalid_request',
 });
+
+/**
+ * Fields whose every refusal has a code of its own (README, OpenAPI): the schema's (a URL over 2,048 characters) as
+ * the route's checks (`assertCallableUrl`).
+ */
+const FIELD_CODES: Readonly<Record<string, string>> = { '/webhook_url': 'invalid_webhook_url', '/media_url': 'invalid_media_url' };
+
+/** The code of the one field the errors are about, when it has one. */
+const fieldCodeOf = (errors: ValidationErrors): string | undefined => {
+  const path = errors[0]?.instancePath;
+  return path !== undefined && errors.every((e) => e.instancePath === path) ? FIELD_CODES[path] : undefined;
+};
 
 /** Errors answer `{ error, code }`; 5xx details stay in the log. */
 export const registerErrorHandling = (app: FastifyInstance): void => {
