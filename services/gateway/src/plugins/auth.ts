@@ -82,7 +82,8 @@ const isApiRequest = (request: FastifyRequest): boolean => (request.is404 ? V1.t
 /**
  * Authenticates the `/v1` API: a JWT as `Authorization: Bearer`, or `access_token` in the query or the JSON body, in
  * one of them only (`oneCredential`); a revoked token is refused (401 token_revoked), and an instance token is held to its instance and scopes
- * (`scopes.ts`). A request without a valid credential always answers 401 (or 429 once its address sent too many).
+ * (`scopes.ts`). A request to a route without a valid credential answers 401 (or 429 once its address sent too
+ * many), unless it is refused for what it is first (404, 405, an unreadable body or query).
  *
  * Every API request is counted before anything else is done with it or refused (`app`'s first onRequest hook): its
  * query parse, its body, a 404 or 405 and every 400 come after, so none of them is a way around the limit. Where
