@@ -123,6 +123,7 @@ describe('the OpenAPI document tells what the server answers', () => {
       expect([path, method, statuses.includes('405'), op.responses['405']?.headers?.Allow !== undefined]).toEqual([path, method, true, true]);
       expect([path, method, statuses.includes('415')]).toEqual([path, method, op.requestBody !== undefined]);
       if (method === 'get') expect([path, statuses.includes('414')]).toEqual([path, true]);
+      expect([path, method, statuses.includes('431')]).toEqual([path, method, true]);
     }
     expect(doc.paths['/send']!.get!.responses['414']!.description).toMatch(/8 KiB/);
     const { get, post } = doc.paths['/send']!;
@@ -264,6 +265,7 @@ describe('the OpenAPI document tells what the server answers', () => {
       '414': ['url_too_long'],
       '415': ['unsupported_media_type', 'unsupported_content_encoding'],
       '429': ['rate_limited'],
+      '431': ['headers_too_large'],
       '503': ['event_store_unavailable', 'service_unavailable'],
     };
     for (const [path, method, op] of operations()) {

@@ -1,11 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { MAX_URL_LENGTH, URL_TOO_LONG_ANSWER } from './plugins/limits';
-import { FASTIFY_MESSAGES } from './plugins/errors';
+import { FASTIFY_MESSAGES, HEADERS_TOO_LARGE_ANSWER } from './plugins/errors';
 
 /**
  * What the OpenAPI document says about answers beyond each route's own body: response headers, the error statuses and
- * their examples, and the statuses every route answers alike (405, 414, 415), added by one rule instead of by hand on
+ * their examples, and the statuses every route answers alike (405, 414, 415, 431), added by one rule instead of by hand on
  * each route. @fastify/swagger writes a response schema's `headers` into the document as that response's headers.
  */
 
@@ -74,6 +74,10 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
     description:
       'The body is not `application/json` (`text/plain` included) or says a charset other than UTF-8 (`unsupported_media_type`), or it is compressed: a `Content-Encoding` other than `identity` (`unsupported_content_encoding`, with `Accept-Encoding: identity`). Send uncompressed JSON',
     example: { error: FASTIFY_MESSAGES.FST_ERR_CTP_INVALID_MEDIA_TYPE, code: 'unsupported_media_type' },
+  },
+  431: {
+    description: 'The request line and headers together are over 16 KiB (an oversized cookie or Idempotency-Key, say)',
+    example: HEADERS_TOO_LARGE_ANSWER,
   },
   429: {
     description: 'Rate limited, or a quota or queue is full: retry after `Retry-After` seconds',
@@ -196,7 +200,8 @@ export const conflictResponse = (codes: readonly [ConflictCode, ...ConflictCode[
 /**
  * Documents on every route of `app`'s scope what the gateway answers for all of them: 405 with Allow (any path, another
  * method: plugins/methodNotAllowed.ts), 414 on a GET (a URL over 8 KiB: plugins/limits.ts; the GET forms carry their
- * input in it), 415 where a JSON body is taken (another Content-Type), and the RateLimit-* headers on the 200. Registered
+ * input in it), 415 where a JSON body is taken (another Content-Type), 431 (headers over Node's limit: plugins/errors.ts),
+ * and the RateLimit-* headers on the 200. Registered
  * before the routes: an onRoute hook may still change the schema, which @fastify/swagger reads when it builds the document.
  */
 export const registerResponseDocs = (app: FastifyInstance): void => {
@@ -205,7 +210,7 @@ export const registerResponseDocs = (app: FastifyInstance): void => {
     if (!schema?.response) return;
     const response = schema.response as Record<string, unknown>;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const statuses = [405, ...(methods.includes('GET') ? [414] : []), ...(schema.body ? [415] : [])];
+    const statuses = [405, ...(methods.includes('GET') ? [414] : []), ...(schema.body ? [415] : []), 431];
     const ok = response[200];
     const withRateLimit =
       typeof ok === 'object' && ok !== null

@@ -135,10 +135,16 @@ export const registerErrorHandling = (app: FastifyInstance): void => {
 /** The parser's own words for what was wrong (llhttp's fixed texts, e.g. "Duplicate Content-Length"); else the message. */
 const parserReason = (error: ConnectionError): string => ('reason' in error && typeof error.reason === 'string' ? error.reason : error.message);
 
+/** The 431 of a request line and headers over Node's limit (the OpenAPI document shows it as it is). */
+export const HEADERS_TOO_LARGE_ANSWER = {
+  error: `The request line and headers are larger than ${maxHeaderSize} bytes`,
+  code: 'headers_too_large',
+} as const;
+
 /** A malformed request the HTTP parser refused, as the envelope: its status, code and what was wrong. */
 const clientErrorAnswer = (error: ConnectionError): { status: number; body: { error: string; code: string } } => {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, body: { error: `The request line and headers are larger than ${maxHeaderSize} bytes`, code: 'headers_too_large' } };
+    return { status: 431, body: HEADERS_TOO_LARGE_ANSWER };
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: { error: 'The request did not arrive in time', code: 'request_timeout' } };
   // The parser's own words name the fault ("Parse Error: Invalid method encountered", "... Duplicate Content-Length").
