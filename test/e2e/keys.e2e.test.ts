@@ -88,7 +88,7 @@ describe('keys: instance tokens with scopes, revocation on every replica', () =>
     const onSecond = () => fetch(`http://127.0.0.1:${second.port}/v1/status?instance_id=${a}`, { headers: { authorization: `Bearer ${token}` } });
     expect((await onSecond()).status).toBe(200);
     const revoked = await stack.client().GET('/revoke_token', { params: { query: { token_id: tokenIdOf(token) } } });
-    expect(revoked.data).toEqual({ status: 200, message: 'Token revoked', success: true });
+    expect(revoked.data).toEqual({ status: 200, message: 'Token id revoked: a token of this account with this id is refused from now on', success: true });
     const started = Date.now();
     let response = await onSecond();
     for (let i = 0; i < 100 && response.status === 200; i++) {
