@@ -100,6 +100,25 @@ describe('npm run token (issuing)', () => {
     expect(claimsOf(scoped.stdout.trim())).toMatchObject({ inst: id, scope: 'send read' });
   });
 
+  it('refuses a mistyped option or a stray word (usage, exit 2) instead of issuing a token wider than asked for', async () => {
+    const id = '0123456789ABCDEF0123';
+    for (const [args, said] of [
+      [['--account', 'acme', '--instanse', id, '--scope', 'send'], 'unknown option "--instanse"'],
+      [['--account', 'acme', '--bogus'], 'unknown option "--bogus"'],
+      [['--account', 'acme', 'revoke'], 'unexpected word "revoke"'],
+      [['revoke', '--account', 'acme'], 'revoke needs a TOKEN_ID'],
+      [['revoke', 'abc', '--account', 'acme', '--force'], 'unknown option "--force"'],
+    ] as const) {
+      const result = await token([...args]);
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        args,
+        code: 2,
+        stdout: '',
+        stderr: expect.stringMatching(new RegExp(`^${said}\\n(.|\\n)*usage:`)) as unknown,
+      });
+    }
+  });
+
   it('refuses a lifetime beyond 3650 days (tokens always expire) and one that is not a whole number of days', async () => {
     for (const days of ['1e300', '3651', '1.5', '0', '-3']) {
       const result = await token(['--account', 'acme', '--days', days]);

@@ -30,6 +30,23 @@ const option = (name: string): string | undefined => {
   return value === undefined || value === '' || value.startsWith('--') ? fail(`--${name} needs a value\n${USAGE}`) : value;
 };
 
+const OPTIONS = new Set(['--account', '--days', '--instance', '--scopes']);
+
+/**
+ * Every word is a known option or its value, after `revoke TOKEN_ID` when revoking: a mistyped option (`--instanse`)
+ * was dropped, and an account token issued where an instance token was asked for.
+ */
+const assertKnownWords = (): void => {
+  if (args[0] === 'revoke' && (args[1] === undefined || args[1].startsWith('--'))) fail(`revoke needs a TOKEN_ID\n${USAGE}`);
+  const rest = args[0] === 'revoke' ? args.slice(2) : args;
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    if (!OPTIONS.has(word)) fail(`${word.startsWith('-') ? 'unknown option' : 'unexpected word'} ${JSON.stringify(word)}\n${USAGE}`);
+    // Its value, unless the option lacks one (option() says so).
+    if (rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) i++;
+  }
+};
+
 const issue = (account: string): void => {
   const daysText = option('days') ?? '30';
   // Digits only: Number() would take 1e300 (a token for ever, in effect), 0x10 or 1.5.
@@ -65,6 +82,7 @@ const revoke = async (account: string, tokenId: string): Promise<void> => {
 };
 
 const main = async (): Promise<void> => {
+  assertKnownWords();
   const account = option('account');
   if (!account) return fail(USAGE);
   if (args[0] === 'revoke') return revoke(account, args[1] ?? '');
