@@ -22,6 +22,7 @@ describe('launcher with a bad setting', () => {
     ['WEBHOOK_RETRY_SCHEDULE', 'bogus', 'webhooks: failed to start: WEBHOOK_RETRY_SCHEDULE entry "bogus" is not a duration'],
     ['HTTP_BODY_LIMIT', '1e3', 'gateway: failed to start: HTTP_BODY_LIMIT must be an integer of at least 1, got "1e3"'],
     ['AUTH_JWT_SECRET', 'short', 'gateway: failed to start: AUTH_JWT_SECRET must be at least 32 characters'],
+    ['OPS_HOST', '999.1.1.1', 'failed to start: OPS_HOST 999.1.1.1: cannot listen there'],
   ])(
     'that a service refuses (%s=%s): everything stops within seconds, one line says which, exit code 78, no restart',
     async (name, value, line) => {
@@ -58,6 +59,7 @@ describe('launcher with a bad setting', () => {
     ['INSTANCES_OPS_PORT', '99999', 'INSTANCES_OPS_PORT must be an integer from 0 to 65535, got "99999"'],
     ['NATS_SERVER_BIN', '/nonexistent/nats-server', 'NATS_SERVER_BIN=/nonexistent/nats-server'],
     ['DATA_DIR', 'a regular file', 'DATA_DIR'],
+    ['NATS_URL', 'foo://bar', 'NATS_URL: "foo://bar" is not a NATS server URL'],
   ])(
     'of its own (%s=%s): one plain line naming it, no stack, exit code 78, nothing started',
     async (name, value, message) => {

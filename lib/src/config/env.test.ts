@@ -31,4 +31,24 @@ describe('env helpers', () => {
     expect(() => natsSettingsFromEnv({ ...env, CHECKPOINT_EVERY_MS: '0' })).toThrow('CHECKPOINT_EVERY_MS must be');
     expect(() => natsSettingsFromEnv({ ...env, CHECKPOINT_EVERY_MS: '3000000000' })).toThrow('CHECKPOINT_EVERY_MS must be');
   });
+
+  it('NATS_URL: required, as a bad setting (exit 78 at start, one line); each server a nats:// or tls:// URL or host:port', () => {
+    expect(() => natsSettingsFromEnv({})).toThrow(
+      expect.objectContaining({ code: 'bad_config', message: expect.stringContaining('NATS_URL is required') as string }) as Error,
+    );
+    for (const bad of ['foo://bar', 'http://127.0.0.1:4222', 'nats://', 'nats://127.0.0.1:4222,bogus://x', 'nats://[::1']) {
+      expect(() => natsSettingsFromEnv({ NATS_URL: bad })).toThrow(
+        expect.objectContaining({ code: 'bad_config', message: expect.stringMatching(/^NATS_URL: ".*" is not a NATS server URL/) as string }) as Error,
+      );
+    }
+    for (const good of [
+      'nats://127.0.0.1:4222',
+      'tls://nats.example:4222',
+      '127.0.0.1:4222',
+      'nats://a:4222, nats://b:4222,nats://c:4222',
+      'nats://u:p@[::1]:4222',
+    ]) {
+      expect(natsSettingsFromEnv({ NATS_URL: good }).natsUrl).toBe(good);
+    }
+  });
 });

@@ -74,10 +74,37 @@ export interface NatsSettings {
 
 export const DEFAULT_CHECKPOINT_EVERY_MS = 60_000;
 
+/** The schemes a NATS client connects with; a server named without one (`host:4222`) is `nats://`. */
+const NATS_SCHEMES = ['nats:', 'tls:'];
+
+/**
+ * `NATS_URL` as the NATS client takes it, one server or several comma-separated (every node of a cluster), each with
+ * a host; anything else is a configuration error at start-up, not a "NATS is unreachable" retried for ever.
+ */
+export const envNatsUrl = (env: Env): string | undefined => {
+  const raw = envOptional(env, 'NATS_URL');
+  if (raw === undefined) return undefined;
+  for (const server of raw.split(',').map((s) => s.trim())) {
+    let url: URL | null = null;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`);
+    } catch {
+      url = null;
+    }
+    if (!url || !NATS_SCHEMES.includes(url.protocol) || url.hostname === '') {
+      throw invalidArgument(
+        'bad_config',
+        `NATS_URL: "${server}" is not a NATS server URL (e.g. nats://127.0.0.1:4222, tls://nats.example:4222; several comma-separated)`,
+      );
+    }
+  }
+  return raw;
+};
+
 /** `NATS_URL` (required: the launcher sets it when it starts nats-server itself) and `NATS_REPLICAS`. */
 export const natsSettingsFromEnv = (env: Env): Required<NatsSettings> => {
-  const natsUrl = envOptional(env, 'NATS_URL');
-  if (!natsUrl) throw new Error('NATS_URL is required (the launcher sets it when it starts nats-server itself)');
+  const natsUrl = envNatsUrl(env);
+  if (!natsUrl) throw invalidArgument('bad_config', 'NATS_URL is required (the launcher sets it when it starts nats-server itself)');
   // The range (1-5) and what the server can hold are checked where the connection is made (connectNats).
   return {
     natsUrl,

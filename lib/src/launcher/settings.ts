@@ -1,4 +1,4 @@
-import { envInt, envOptional, envPort, envString } from '../config';
+import { envInt, envNatsUrl, envOptional, envPort, envString } from '../config';
 import { resolveDataDir } from './dataDir';
 
 /** Ports of one backend service; 0: a free one, picked when it is started. */
@@ -32,7 +32,7 @@ export const launcherSettings = (env: NodeJS.ProcessEnv): LauncherSettings => ({
   dataDir: resolveDataDir(env),
   host: envString(env, 'HOST', '127.0.0.1'),
   port: envPort(env, 'PORT', 3000),
-  natsUrl: envOptional(env, 'NATS_URL'),
+  natsUrl: envNatsUrl(env),
   natsPort: envPort(env, 'NATS_PORT', 0),
   // At most 5: JetStream keeps at most 5 replicas, and every local node is a process on this machine.
   clusterSize: envInt(env, 'NATS_CLUSTER_SIZE', 1, { min: 0, max: 5 }),

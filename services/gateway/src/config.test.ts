@@ -1,11 +1,17 @@
 import { MAX_TIMER_MS } from '@wagw/lib';
 import { loadConfig } from './config';
 
-const base = { AUTH_JWT_SECRET: 'x'.repeat(32) };
+const base = { AUTH_JWT_SECRET: 'x'.repeat(32), NATS_URL: 'nats://127.0.0.1:4222' };
 
 describe('gateway config', () => {
   it('reads the defaults', () => {
     expect(loadConfig(base)).toMatchObject({ port: 3000, idleTimeoutMs: 300_000, sse: { heartbeatMs: 15_000 } });
+  });
+
+  it('refuses a missing NATS_URL: a replica without it would take revoked tokens and count its limits alone', () => {
+    expect(() => loadConfig({ AUTH_JWT_SECRET: base.AUTH_JWT_SECRET })).toThrow(
+      expect.objectContaining({ code: 'bad_config', message: expect.stringContaining('NATS_URL is required') as string }) as Error,
+    );
   });
 
   it('refuses a missing AUTH_JWT_SECRET as a bad variable (one line at start, no stack)', () => {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { envInt, envMs, envOptional, envPort, envString, invalidArgument } from '@wagw/lib';
+import { envInt, envMs, envOptional, envPort, envString, invalidArgument, natsSettingsFromEnv } from '@wagw/lib';
 import type { RateLimitSettings } from './plugins/rateLimit';
 import { SSE_DEFAULTS } from './events/sseConnection';
 
@@ -14,8 +14,11 @@ export interface GatewayConfig {
   bodyLimit: number;
   /** `HTTP_IDLE_TIMEOUT_MS`: a connection on which nothing moved this long is closed. */
   idleTimeoutMs?: number;
-  /** Where gateway replicas share rate-limit counts; absent = this replica counts alone. */
-  natsUrl?: string;
+  /**
+   * Where gateway replicas share rate-limit counts and learn revoked tokens: required, since a replica without it
+   * would take revoked tokens and count its limits alone.
+   */
+  natsUrl: string;
   /** `NATS_REPLICAS`: copies of the bucket the gateway creates (revoked tokens), as every service keeps. */
   natsReplicas?: number;
   replicaId: string;
@@ -48,6 +51,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const jwtSecret = envOptional(env, 'AUTH_JWT_SECRET');
   if (!jwtSecret) throw invalidArgument('bad_config', 'AUTH_JWT_SECRET is required (the launcher generates one under DATA_DIR)');
   const { idleTimeoutMs, heartbeatMs } = idleAndHeartbeat(env);
+  const { natsUrl, natsReplicas } = natsSettingsFromEnv(env);
   return {
     host: envString(env, 'HOST', '127.0.0.1'),
     port: envPort(env, 'PORT', 3000),
@@ -59,8 +63,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     // 0 would refuse every request with a body.
     bodyLimit: envInt(env, 'HTTP_BODY_LIMIT', 64 * 1024, { min: 1 }),
     idleTimeoutMs,
-    natsUrl: envOptional(env, 'NATS_URL'),
-    natsReplicas: envInt(env, 'NATS_REPLICAS', 1),
+    natsUrl,
+    natsReplicas,
     replicaId: envString(env, 'GATEWAY_REPLICA_ID', `${hostname()}-${process.pid}`),
     rateLimit: {
       accountMax: envInt(env, 'RATE_LIMIT_ACCOUNT_MAX', 6_000),

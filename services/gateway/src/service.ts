@@ -1,6 +1,6 @@
 import { connectNats, createLogger, createTokenVerifier, enableDefaultMetrics, type Logger } from '@wagw/lib';
 import { natsPeerChannel } from './rateLimit/natsPeerChannel';
-import { noRevocations, openRevocations } from './auth/revocations';
+import { openRevocations } from './auth/revocations';
 import { WindowCounter } from './rateLimit/windowCounter';
 import { buildGateway } from './app';
 import type { GatewayConfig } from './config';
@@ -19,16 +19,10 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
   const webhooks = createWebhooksClient(config.webhooksAddress);
   const sessions = createSessionsClient(config.sessionsAddress);
   // NATS only carries what replicas tell each other (rate-limit counts, revoked tokens); requests never wait on it.
-  const nats = config.natsUrl
-    ? await connectNats({ url: config.natsUrl, name: `gateway-${config.replicaId}`, logger, replicas: config.natsReplicas ?? 1 })
-    : null;
-  const counter = new WindowCounter({
-    replicaId: config.replicaId,
-    channel: nats ? natsPeerChannel(nats, logger) : undefined,
-    syncMs: config.rateLimit.syncMs,
-  });
+  const nats = await connectNats({ url: config.natsUrl, name: `gateway-${config.replicaId}`, logger, replicas: config.natsReplicas ?? 1 });
+  const counter = new WindowCounter({ replicaId: config.replicaId, channel: natsPeerChannel(nats, logger), syncMs: config.rateLimit.syncMs });
   counter.start();
-  const revocations = nats ? await openRevocations(nats, logger) : noRevocations;
+  const revocations = await openRevocations(nats, logger);
   const app = await buildGateway({
     instances,
     webhooks,
@@ -53,7 +47,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
       await app.close();
       counter.stop();
       revocations.close();
-      await nats?.close();
+      await nats.close();
       instances.close();
       webhooks.close();
       sessions.close();

@@ -9,6 +9,12 @@ describe('sessions config', () => {
     expect(loadConfig(base)).toMatchObject({ leaseTtlMs: 10_000, leaseRenewMs: 3_000, qrWaitMs: 20_000, opsPort: 9103 });
   });
 
+  it('refuses a TYPING_MIN_MS above TYPING_MAX_MS, and a MEDIA_MAX_BYTES of 0 (every media send too large)', () => {
+    expect(() => loadConfig({ ...base, TYPING_MIN_MS: '5000', TYPING_MAX_MS: '100' })).toThrow('TYPING_MIN_MS (5000) must be at most TYPING_MAX_MS (100)');
+    expect(loadConfig({ ...base, TYPING_MIN_MS: '100', TYPING_MAX_MS: '100' }).typing).toMatchObject({ minMs: 100, maxMs: 100 });
+    expect(() => loadConfig({ ...base, MEDIA_MAX_BYTES: '0' })).toThrow('MEDIA_MAX_BYTES must be an integer of at least 1, got "0"');
+  });
+
   it('refuses a LEASE_RENEW_MS at or above LEASE_TTL_MS, with which every lease lapsed between renewals', () => {
     expect(() => loadConfig({ ...base, LEASE_TTL_MS: '15000', LEASE_RENEW_MS: '20000' })).toThrow(
       'LEASE_RENEW_MS (20000) must be at most half of LEASE_TTL_MS (15000)',

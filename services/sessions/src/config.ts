@@ -77,6 +77,14 @@ const leaseTimings = (env: NodeJS.ProcessEnv): { leaseTtlMs: number; leaseRenewM
   return { leaseTtlMs, leaseRenewMs };
 };
 
+/** TYPING_*: a minimum above the maximum made every "typing…" last the maximum, whatever the text's length. */
+const typingTimes = (env: NodeJS.ProcessEnv): { msPerChar: number; minMs: number; maxMs: number } => {
+  const minMs = envMs(env, 'TYPING_MIN_MS', 500);
+  const maxMs = envMs(env, 'TYPING_MAX_MS', 4_000);
+  if (minMs > maxMs) throw invalidArgument('bad_config', `TYPING_MIN_MS (${minMs}) must be at most TYPING_MAX_MS (${maxMs})`);
+  return { msPerChar: envMs(env, 'TYPING_MS_PER_CHAR', 40), minMs, maxMs };
+};
+
 /** The setting that lets media URLs reach private networks (named in the refusal). */
 export const MEDIA_PRIVATE_NETWORKS_SETTING = 'MEDIA_ALLOW_PRIVATE_NETWORKS';
 
@@ -93,13 +101,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): SessionsConfig
     // 0 would answer qr_timeout at once, every time; above the cap the wait was silently cut to it.
     qrWaitMs: envInt(env, 'QR_WAIT_MS', 20_000, { min: 1, max: QR_WAIT_MAX_MS }),
     pacingMs: envMs(env, 'SEND_PACING_MS', 1_000),
-    typing: { msPerChar: envMs(env, 'TYPING_MS_PER_CHAR', 40), minMs: envMs(env, 'TYPING_MIN_MS', 500), maxMs: envMs(env, 'TYPING_MAX_MS', 4_000) },
+    typing: typingTimes(env),
     numberChecks: { burst: envInt(env, 'NUMBER_CHECKS_BURST', 50), perMinute: envInt(env, 'NUMBER_CHECKS_PER_MINUTE', 30) },
     // 0 would expire every send as it is accepted.
     sendTtlMs: envMs(env, 'SEND_TTL_MS', 24 * 3_600_000, { min: 1 }),
     sendRetryForMs: envMs(env, 'SEND_RETRY_FOR_MS', 60_000),
     sendQuotas: { queueMax: envInt(env, 'SEND_QUEUE_MAX', 1_000), dailyCap: envInt(env, 'SEND_DAILY_CAP', 0) },
-    mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024),
+    // 0 would fail every media send as too large.
+    mediaMaxBytes: envInt(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, { min: 1 }),
     mediaTimeoutMs: envMs(env, 'MEDIA_TIMEOUT_MS', 20_000, { min: 1 }),
     // Up to WhatsApp's largest file (documents, 100 MB).
     mediaDownloadMaxBytes: envInt(env, 'MEDIA_DOWNLOAD_MAX_BYTES', 16 * 1024 * 1024, { min: 1, max: WHATSAPP_FILE_MAX_BYTES }),
