@@ -71,7 +71,11 @@ export class Projection {
    * pattern is found by scanning, so this is for rare reads (listing, readiness), not per request.
    */
   async catchUp(timeoutMs: number): Promise<boolean> {
-    return this.waitFor(await this.store.version(this.pattern), timeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    // The end's lookup counts in the time too: on a NATS that hangs rather than drops it waited for the request's own
+    // time-out (5 s), and a readiness probe that gives up after 1 s saw a time-out instead of a 503.
+    const end = await beforeDeadline(this.store.version(this.pattern), timeoutMs);
+    return end !== null && this.waitFor(end, deadline - Date.now());
   }
 
   private async run(): Promise<void> {
@@ -93,3 +97,13 @@ export class Projection {
     }
   }
 }
+
+/** The promise's value, or null when `ms` pass first (its later failure is then dropped: the race handles it). */
+const beforeDeadline = async <T>(promise: Promise<T>, ms: number): Promise<T | null> => {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
