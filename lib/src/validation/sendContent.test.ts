@@ -15,6 +15,12 @@ describe('send content rules', () => {
     for (const other of ['', 'a', '👍👍', 'ok', '👍 ', '1']) expect(isSingleEmoji(other)).toBe(false);
   });
 
+  it('takes keycaps of digits, # and * and flags of two regional indicators, nothing that only looks close', () => {
+    for (const emoji of ['1⃣', '#️⃣', '*⃣', '🇺🇸', '🏴󠁧󠁢󠁥󠁮󠁧󠁿', '❤']) expect(isSingleEmoji(emoji)).toBe(true);
+    // A letter under a keycap, a lone regional indicator (a boxed letter), a keycap mark alone.
+    for (const other of ['a⃣', 'A⃣', '🇦', '\u20e3']) expect(isSingleEmoji(other)).toBe(false);
+  });
+
   it('bounds coordinates and names each fault', () => {
     expect(codeOf(() => assertLocation({ latitude: 52.52, longitude: 13.405, name: null }))).toBeUndefined();
     expect(codeOf(() => assertLocation({ latitude: -90, longitude: 180, name: 'Pole' }))).toBeUndefined();

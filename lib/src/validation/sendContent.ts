@@ -75,12 +75,19 @@ export const vcardDisplayName = (vcard: string): string => {
 };
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-/** Emoji code points, a keycap (1️⃣) or a flag's regional indicators. */
-const EMOJI = /\p{Extended_Pictographic}|\p{Emoji_Presentation}|\u20e3|\p{Regional_Indicator}/u;
+/** A keycap: a digit, # or * under U+20E3 (1️⃣, also without its U+FE0F); a letter under it (a⃣) is none. */
+const KEYCAP = /^[0-9#*]\uFE0F?\u20E3$/u;
+/** A flag of a region: two regional indicators (🇩🇪); one alone shows as a boxed letter. */
+const FLAG = /^\p{Regional_Indicator}{2}$/u;
+const REGIONAL = /\p{Regional_Indicator}/u;
+/** Emoji code points, with their modifiers and ZWJ sequences around them (❤ without U+FE0F too, as people type it). */
+const PICTOGRAPH = /\p{Extended_Pictographic}|\p{Emoji_Presentation}/u;
+
+const isEmojiGrapheme = (value: string): boolean => KEYCAP.test(value) || FLAG.test(value) || (!REGIONAL.test(value) && PICTOGRAPH.test(value));
 
 /** Whether `value` is one emoji as a person sees it: one grapheme (👍🏽 and 👨‍👩‍👧 are one each) that is an emoji. */
 export const isSingleEmoji = (value: string): boolean =>
-  value.length <= SEND_CONTENT_LIMITS.emoji && Array.from(graphemes.segment(value)).length === 1 && EMOJI.test(value);
+  value.length <= SEND_CONTENT_LIMITS.emoji && Array.from(graphemes.segment(value)).length === 1 && isEmojiGrapheme(value);
 
 export const assertEmoji = (emoji: string): void => {
   if (!isSingleEmoji(emoji)) throw invalidArgument('invalid_emoji', 'emoji must be exactly one emoji (one grapheme, e.g. 👍 or 👍🏽)');
