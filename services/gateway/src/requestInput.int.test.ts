@@ -86,6 +86,7 @@ describe('request input: bad input is refused in the envelope, good input reache
       ['an empty', ''],
       ['a hexadecimal', '0x10'],
       ['a non-numeric', 'east'],
+      ['an overflowing (Infinity, which the sessions service then refused as invalid_longitude)', '1e400'],
     ])('refuses %s longitude (blank was read as 0, hex as its value): 400 invalid_request naming it', async (_case, value) => {
       const r = await get(`${SEND}&type=location&latitude=52&longitude=${value}`);
       expect(r).toEqual({ status: 400, body: { error: expect.stringContaining('querystring/longitude'), code: 'invalid_request' } });

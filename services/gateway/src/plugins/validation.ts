@@ -36,6 +36,14 @@ const takesNumber = (schema: unknown): boolean => {
 /** A number written in decimal, and none of the other forms Ajv's `+value` reads (' ' as 0, '0x10' as 16, '0b1' as 1). */
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
+const notNumber = (field: string, message: string): FastifySchemaValidationError => ({
+  keyword: 'type',
+  instancePath: `/${field}`,
+  schemaPath: `#/properties/${field}/type`,
+  params: {},
+  message,
+});
+
 /**
  * Ajv coerces a query string to a number with `+value`, which reads blank or whitespace as 0 (`longitude=%20` would
  * send a location at 0) and hex or binary as their values: the numeric fields of a querystring schema take decimal
@@ -50,9 +58,10 @@ const decimalQueryNumbers = (schema: unknown): Check | null => {
     for (const field of fields) {
       const value = data[field];
       const values: unknown[] = Array.isArray(value) ? value : [value];
-      if (values.some((v) => typeof v === 'string' && !DECIMAL.test(v))) {
-        return { keyword: 'type', instancePath: `/${field}`, schemaPath: `#/properties/${field}/type`, params: {}, message: 'must be a decimal number' };
-      }
+      const texts = values.filter((v): v is string => typeof v === 'string');
+      if (texts.some((v) => !DECIMAL.test(v))) return notNumber(field, 'must be a decimal number');
+      // 1e400 overflows a double to Infinity: refused here as a JSON body's 1e400 is (Ajv's strict numbers), not passed on.
+      if (texts.some((v) => !Number.isFinite(Number(v)))) return notNumber(field, 'must be a number a double holds (up to about 1.8e308)');
     }
     return null;
   };
