@@ -1,23 +1,11 @@
-import {
-  DeliverPolicy,
-  DiscardPolicy,
-  JetStreamApiError,
-  RetentionPolicy,
-  StorageType,
-  type Consumer,
-  type JsMsg,
-  type MsgRequest,
-  type NextMsgRequest,
-  type PubAck,
-  type StoredMsg,
-  type StreamConfig,
-} from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import { DeliverPolicy, type Consumer, type JsMsg, type MsgRequest, type NextMsgRequest, type PubAck, type StoredMsg } from '@nats-io/jetstream';
 import { batchedWrites } from '../concurrency/turnBatcher';
-import { isAppError, unavailable } from '../errors';
+import { unavailable } from '../errors';
 import type { Logger } from '../log';
-import { ensureStream, isOvertaken, STREAMS, type NatsHandle } from '../nats';
+import { isOvertaken, STREAMS, type NatsHandle } from '../nats';
 import { decodeCommit, encodeCommit } from './codec';
+import { ensureEventsStream } from './eventsStream';
+import { translateStoreError } from './jetStreamErrors';
 import { JetStreamPublisher } from './jetStreamPublisher';
 import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
 import { ensureDurable } from './durableConsumer';
@@ -103,7 +91,12 @@ export class JetStreamEventStore implements EventStore {
   /** Creates the stream when missing (or aligns its settings) and returns the store. */
   static async open(nats: NatsHandle, options: JetStreamEventStoreOptions = {}): Promise<JetStreamEventStore> {
     const store = new JetStreamEventStore(nats, options);
-    const config = await store.ensureStream(options.duplicateWindowMs ?? 10 * 60_000);
+    const config = await ensureEventsStream(nats, {
+      name: store.streamName,
+      subjectPrefixes: [store.prefix, store.schedulePrefix],
+      duplicateWindowMs: options.duplicateWindowMs ?? 10 * 60_000,
+      commitTtl: Boolean(store.scheduledCommitTtlMs),
+    });
     // A server before 2.12 drops the setting it does not know (and would store a schedule as a plain message).
     store.schedules = config.allow_msg_schedules === true;
     if (!store.schedules)
@@ -146,7 +139,7 @@ export class JetStreamEventStore implements EventStore {
       // connection drops (hot path: one listener less per append).
       this.nats.ensureConnected();
       const ack = await retried().catch((error: unknown) => {
-        throw this.translate(error, stream, options);
+        throw translateStoreError(error, this.nats.isConnected(), { stream, options });
       });
       return { version: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
@@ -234,7 +227,7 @@ export class JetStreamEventStore implements EventStore {
         yield decodeCommit(this.streamOf(m.subject), m.seq, m.commandId, m.data);
       }
     } catch (error) {
-      throw this.translate(error);
+      throw translateStoreError(error, this.nats.isConnected());
     }
   }
 
@@ -288,39 +281,12 @@ export class JetStreamEventStore implements EventStore {
     return `${this.prefix}.${stream}`;
   }
 
-  private ensureStream(duplicateWindowMs: number): Promise<StreamConfig> {
-    return ensureStream(this.nats, {
-      name: this.streamName,
-      subjects: [`${this.prefix}.>`, `${this.schedulePrefix}.>`],
-      allow_msg_schedules: true,
-      ...(this.scheduledCommitTtlMs ? { allow_msg_ttl: true } : {}),
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      discard: DiscardPolicy.Old,
-      allow_direct: true,
-      duplicate_window: nanos(duplicateWindowMs),
-      max_msgs_per_subject: -1,
-    });
-  }
-
   /** Fails fast while disconnected and translates the client's errors into the port's. */
   private async guard<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await this.nats.whileConnected(operation);
     } catch (error) {
-      throw this.translate(error);
+      throw translateStoreError(error, this.nats.isConnected());
     }
-  }
-
-  /** The client's errors as the port's: version conflicts (on an append), unavailable, or a refusal as it is. */
-  private translate(error: unknown, stream?: string, append?: AppendOptions): unknown {
-    if (isOvertaken(error) && stream && append) {
-      return new ExpectedVersionConflictError(stream, append.expectedVersion);
-    }
-    if (isAppError(error)) return error;
-    // A request the server refused stays as it is; a server that cannot answer now (5xx: no leader, JetStream
-    // temporarily unavailable during an election) is unavailable, like a lost connection.
-    if (error instanceof JetStreamApiError && this.nats.isConnected() && error.status < 500) return error;
-    return unavailable('event_store_unavailable', 'The event store (NATS) is unreachable', error);
   }
 }
