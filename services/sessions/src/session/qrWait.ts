@@ -1,4 +1,5 @@
 import { conflict, unavailable } from '@wagw/lib';
+import type { InstanceFacts } from '../registry/instanceRegistry';
 import type { Session } from './session';
 
 export const alreadyConnected = () => conflict('already_connected', 'The instance is connected; no QR code is needed');
@@ -35,4 +36,27 @@ export const waitForQr = async (session: Session, isCurrent: () => boolean, wait
     });
   }
   return session.qr;
+};
+
+/**
+ * Refuses a QR code where none can come: the instance is connected; WhatsApp refused it and it is linked still (a
+ * start would log that link in again, silently, and show no QR code); or its linked connection is down and coming
+ * back (it logs in with its stored link).
+ */
+export const assertQrCanCome = (running: Session | undefined, facts: InstanceFacts | undefined): void => {
+  if (running?.status === 'connected') throw alreadyConnected();
+  if (!running && facts?.blockedReason && facts.linkedNumber) throw instanceFailed(facts.blockedReason);
+  if (running && !running.qr && facts?.linkedNumber) throw alreadyLinked();
+};
+
+/** A pairing code for `number` over the session's connection (it shows QR codes); 503 when it ended or gave none. */
+export const pairingCodeOver = async (session: Session | undefined, number: string, refused: (error: unknown) => void): Promise<string> => {
+  const connection = session?.connection;
+  if (!connection) throw unavailable('platform_connection_failed', 'The connection to the platform ended before a pairing code came; try again');
+  try {
+    return await connection.requestPairingCode(number);
+  } catch (error) {
+    refused(error);
+    throw unavailable('pairing_code_failed', 'The platform gave no pairing code; try again');
+  }
 };

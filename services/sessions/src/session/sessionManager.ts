@@ -1,10 +1,10 @@
-import { conflict, unavailable, type Logger } from '@wagw/lib';
+import { conflict, type Logger } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
 import { InstanceResets } from './instanceResets';
 import { connectionFactOf } from './platformFacts';
-import { alreadyConnected, alreadyLinked, instanceFailed, waitForQr } from './qrWait';
+import { assertQrCanCome, pairingCodeOver, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
 import { applyStateChange, newSession, wake, type Session } from './session';
@@ -100,12 +100,7 @@ export class SessionManager {
   /** The current QR code, starting a connection when none runs; waits at most `waitMs` for it. */
   async getQr(instanceId: string, waitMs: number): Promise<string> {
     const running = this.sessions.get(instanceId);
-    if (running?.status === 'connected') throw alreadyConnected();
-    // Refused by WhatsApp, linked still: a start would log that link in again, silently, and show no QR code.
-    const facts = this.registry.get(instanceId);
-    if (!running && facts?.blockedReason && facts.linkedNumber) throw instanceFailed(facts.blockedReason);
-    // A linked instance's connection logs in with its stored link: no QR code comes while it is down and coming back.
-    if (running && !running.qr && this.registry.get(instanceId)?.linkedNumber) throw alreadyLinked();
+    assertQrCanCome(running, this.registry.get(instanceId));
     const session = running ?? (await this.startShared(instanceId));
     return waitForQr(session, () => this.sessions.get(instanceId) === session, waitMs);
   }
@@ -116,14 +111,7 @@ export class SessionManager {
    */
   async getPairingCode(instanceId: string, number: string, waitMs: number): Promise<string> {
     await this.getQr(instanceId, waitMs);
-    const connection = this.sessions.get(instanceId)?.connection;
-    if (!connection) throw unavailable('platform_connection_failed', 'The connection to the platform ended before a pairing code came; try again');
-    try {
-      return await connection.requestPairingCode(number);
-    } catch (error) {
-      this.logger.warn({ err: error, instanceId }, 'the platform gave no pairing code');
-      throw unavailable('pairing_code_failed', 'The platform gave no pairing code; try again');
-    }
+    return pairingCodeOver(this.sessions.get(instanceId), number, (error) => this.logger.warn({ err: error, instanceId }, 'the platform gave no pairing code'));
   }
 
   /** Restarts the connection of a linked instance. */
