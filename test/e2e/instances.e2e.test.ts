@@ -346,6 +346,11 @@ describe('instances over HTTP', () => {
         expect((await fetch(`${base}/readyz`)).status).toBe(200);
         const metrics = await fetch(`${base}/metrics`).then((r) => r.text());
         expect(metrics).toContain('process_cpu_user_seconds_total');
+        // Load balancers that probe with HEAD get the same status, without a body.
+        for (const path of ['/healthz', '/readyz']) {
+          const head = await fetch(`${base}${path}`, { method: 'HEAD' });
+          expect([path, head.status, await head.text()]).toEqual([path, 200, '']);
+        }
       }
       const gatewayMetrics = await fetch(`${stack.baseUrl}/metrics`).then((r) => r.text());
       expect(gatewayMetrics).toContain('http_request_duration_seconds_bucket');

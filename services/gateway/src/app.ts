@@ -98,7 +98,7 @@ export const buildGateway = async ({
     connectionTimeout: idleTimeoutMs,
     // Fastify's automatic HEAD route runs the GET handler and drops the body, so a HEAD on an API route would send a
     // message or create an instance (the GET forms act), and hang on /v1/events. HEAD is answered only where a route
-    // registers it (static files); elsewhere it is a 405 with the truthful Allow list.
+    // registers it (static files, the OpenAPI document, the ops routes); elsewhere it is a 405 with the truthful Allow list.
     exposeHeadRoutes: false,
     routerOptions: { querystringParser: parseQuery },
     ...frameworkErrorOptions(loggerInstance),
@@ -149,7 +149,8 @@ export const buildGateway = async ({
     transform: ({ schema, url, route }) => ({ schema: withOperationExamples(schema, route) ?? schema, url: url.replace(/^\/v1/, '') }),
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
-  app.get('/v1/openapi.json', async () => app.swagger());
+  // HEAD too (RFC 9110 §9.1): the document acts on nothing, like the static files.
+  app.route({ method: ['GET', 'HEAD'], url: '/v1/openapi.json', handler: async () => app.swagger() });
 
   await registerConsole(app);
 

@@ -3,7 +3,7 @@ import { gatewayWithFakes } from '../../../test/harness/gatewayWithFakes';
 
 // README "Errors": a known path called with another method answers 405 with `Allow`, an unknown one 404. The
 // console's page and files are known paths like `/healthz` or `/v1/docs`; a path under /console/ that names no file
-// is not. (Needs the console built: `npm run build`.)
+// is not. What acts on nothing (files, the OpenAPI document, health, readiness, metrics) answers HEAD as well. (Needs the console built: `npm run build`.)
 describe('the console: methods on its paths', () => {
   let gateway: FastifyInstance;
   beforeAll(async () => {
@@ -42,6 +42,14 @@ describe('the console: methods on its paths', () => {
     const response = await gateway.inject({ method: method as 'GET', url });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  it.each(['/healthz', '/readyz', '/metrics', '/v1/openapi.json'])('answers HEAD %s as its GET, without the body, and names both in Allow', async (url) => {
+    const [get, head] = [await gateway.inject({ method: 'GET', url }), await gateway.inject({ method: 'HEAD', url })];
+    expect([head.statusCode, head.headers['content-type'], head.body]).toEqual([get.statusCode, get.headers['content-type'], '']);
+    expect(get.statusCode).toBe(200);
+    const post = await gateway.inject({ method: 'POST', url });
+    expect([post.statusCode, post.headers.allow]).toEqual([405, 'GET, HEAD']);
   });
 
   it.each([
