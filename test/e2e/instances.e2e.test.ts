@@ -130,8 +130,8 @@ describe('instances over HTTP', () => {
     expect(typesOf((await history('types=InstanceCreated,InstanceReset')).body)).toEqual(['InstanceCreated', 'InstanceReset']);
     expect(typesOf((await history(`since=${encodeURIComponent(middle)}`)).body)).toEqual(['InstanceReset']);
     expect(typesOf((await history(`until=${encodeURIComponent(middle)}`)).body)).toEqual(['InstanceCreated', ...Array(5).fill('WebhookConfigured')]);
-    // An instance without messages: a message filter finds nothing, and says it is the end.
-    expect((await history('message_id=nope')).body).toMatchObject({ events: [], next_cursor: null });
+    // An instance without messages: a message filter (a well-formed id of no message here) finds nothing, and says it is the end.
+    expect((await history('message_id=m_0123456789abcdef01234567')).body).toMatchObject({ events: [], next_cursor: null });
   });
 
   it("lists the account's own instances only", async () => {
@@ -280,7 +280,8 @@ describe('instances over HTTP', () => {
         400,
         'invalid_time_range',
       ]);
-      expect(await bad('message_id=a.b')).toEqual(['message_id=a.b', 400, 'invalid_message_id']);
+      // Only the forms of message ids (m_… or in_…), as the OpenAPI document says: zzz was a message of no events.
+      for (const id of ['a.b', 'zzz', 'm_123', 'in_XYZ']) expect(await bad(`message_id=${id}`)).toEqual([`message_id=${id}`, 400, 'invalid_message_id']);
       const theirs = (await stack.call(`/v1/history?instance_id=${other}`)).body.events as Array<{ sequence: number }>;
       expect(await bad(`cursor=${theirs[0]!.sequence}`)).toEqual([`cursor=${theirs[0]!.sequence}`, 400, 'invalid_cursor']);
       expect(await bad('cursor=999999999')).toEqual(['cursor=999999999', 400, 'invalid_cursor']);
