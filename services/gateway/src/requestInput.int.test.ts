@@ -74,6 +74,17 @@ describe('request input: bad input is refused in the envelope, good input reache
     });
   });
 
+  describe('names no operation takes are ignored (README "Input")', () => {
+    it("sends with a query's cache-buster and a body's extra field, neither passed on", async () => {
+      expect((await get(`${SEND}&type=text&message=hi&_=1764316800000`)).status).toBe(200);
+      expect((await post('/v1/send', `{"instance_id":"${INSTANCE}","number":"4915112345678","type":"text","message":"hi","foo":1}`)).status).toBe(200);
+      expect(sent.map((request) => [request.text, Object.values(request).includes(1), Object.values(request).includes('1764316800000')])).toEqual([
+        ['hi', false, false],
+        ['hi', false, false],
+      ]);
+    });
+  });
+
   describe('querystring numbers are decimal numbers', () => {
     it('still reads a GET form, where every value is text', async () => {
       expect((await get(`${SEND}&type=location&latitude=52.5163&longitude=-1.5e1`)).status).toBe(200);
