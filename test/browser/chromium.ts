@@ -8,6 +8,29 @@ export const noChromiumReason = (): string | null =>
   existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install chromium; scripts/ensure-chromium.sh does)`;
 
 /**
+ * `describe(name, body)` where Chromium runs; in CI without it, one failing test (CI must run the browser tests);
+ * elsewhere a skipped test that says why.
+ */
+export const describeInChromium = (name: string, body: () => void): void => {
+  const reason = noChromiumReason();
+  if (reason && process.env.CI) {
+    describe(name, () => {
+      it('has Chromium in CI (scripts/ensure-chromium.sh)', () => {
+        throw new Error(`no Chromium in CI: ${reason}`);
+      });
+    });
+  } else if (reason) {
+    process.stdout.write(`${name}: skipped: no Chromium (${reason})\n`);
+    describe(name, () => {
+      // eslint-disable-next-line no-restricted-properties -- no Chromium here: reported as skipped, with why
+      it.skip(`skipped: no Chromium (${reason})`, () => undefined);
+    });
+  } else {
+    describe(name, body);
+  }
+};
+
+/**
  * Debian's Chromium, headless, with the flags this machine needs: as root no sandbox; and no background networking,
  * component updates or sync, whose connections the closed network refuses. Playwright gives each launch a new,
  * empty profile.
