@@ -16,6 +16,7 @@ import { messagesRoutes } from './routes/messages';
 import { groupsRoutes } from './routes/groups';
 import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
+import { registerCors, type CorsOrigins } from './plugins/cors';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
 import { registerStrictJsonBody } from './plugins/jsonBody';
@@ -61,6 +62,8 @@ export interface GatewayDeps {
    * client stopped reading would hold its scan, or its live feed, for good. Above every wait the API makes on purpose.
    */
   idleTimeoutMs?: number;
+  /** `CORS_ORIGINS`: the origins of web pages that may call the API from a browser; absent, none. */
+  corsOrigins?: CorsOrigins;
 }
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
@@ -87,6 +90,7 @@ export const buildGateway = async ({
   rateLimit,
   sse = {},
   idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
+  corsOrigins,
 }: GatewayDeps): Promise<FastifyInstance> => {
   const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
@@ -105,7 +109,10 @@ export const buildGateway = async ({
     ...nodeRefusalOptions,
     ...shutdownOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // The first onRequest hook: every API request is counted (and over the limit refused) before any other work or refusal.
+  // Before the limiter: a browser's preflight carries no credential and is answered uncounted, and the limiter's 429
+  // carries the CORS headers, so a page can read it.
+  if (corsOrigins) await registerCors(app, corsOrigins);
+  // The first onRequest hook after CORS: every API request is counted (and over the limit refused) before any other work or refusal.
   const limiter = rateLimit && (await createRateLimiter(app, rateLimit.counter, rateLimit.settings));
   const registerApiAuth = registerAuth(app, { verify: verifyToken, revocations, limiter });
   registerNodeRefusals(app, loggerInstance);

@@ -14,6 +14,20 @@ describe('gateway config', () => {
     );
   });
 
+  it('reads CORS_ORIGINS (absent: no other origin) and refuses one a browser never sends at start', () => {
+    expect(loadConfig(base).corsOrigins).toBeUndefined();
+    expect(loadConfig({ ...base, CORS_ORIGINS: 'https://app.example.com,http://localhost:5173' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(() => loadConfig({ ...base, CORS_ORIGINS: 'https://app.example.com/' })).toThrow(
+      expect.objectContaining({
+        code: 'bad_config',
+        message: expect.stringContaining('CORS_ORIGINS: https://app.example.com/ is no origin') as string,
+      }) as Error,
+    );
+  });
+
   it('refuses a missing AUTH_JWT_SECRET as a bad variable (one line at start, no stack)', () => {
     expect(() => loadConfig({})).toThrow(
       expect.objectContaining({ code: 'bad_config', message: expect.stringContaining('AUTH_JWT_SECRET is required') as string }) as Error,

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { envInt, envMs, envOptional, envPort, envString, invalidArgument, natsSettingsFromEnv } from '@wagw/lib';
+import { parseCorsOrigins, type CorsOrigins } from './plugins/cors';
 import type { RateLimitSettings } from './plugins/rateLimit';
 import { SSE_DEFAULTS } from './events/sseConnection';
 
@@ -25,6 +26,8 @@ export interface GatewayConfig {
   rateLimit: RateLimitSettings & { syncMs: number };
   /** `SSE_HEARTBEAT_MS`, `SSE_MAX_BUFFER_BYTES`. */
   sse?: { heartbeatMs: number; maxBufferBytes: number };
+  /** `CORS_ORIGINS`: web pages of these origins may call the API from a browser (`*`: any); absent, none. */
+  corsOrigins?: CorsOrigins;
 }
 
 /** `HTTP_IDLE_TIMEOUT_MS`'s default: above every wait the API makes on purpose (QR_WAIT_MS, SSE heartbeats). */
@@ -47,6 +50,11 @@ const idleAndHeartbeat = (env: NodeJS.ProcessEnv): { idleTimeoutMs: number; hear
   return { idleTimeoutMs, heartbeatMs };
 };
 
+const corsSetting = (env: NodeJS.ProcessEnv): { corsOrigins?: CorsOrigins } => {
+  const corsOrigins = parseCorsOrigins(envOptional(env, 'CORS_ORIGINS'));
+  return corsOrigins ? { corsOrigins } : {};
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
   const jwtSecret = envOptional(env, 'AUTH_JWT_SECRET');
   if (!jwtSecret) throw invalidArgument('bad_config', 'AUTH_JWT_SECRET is required (the launcher generates one under DATA_DIR)');
@@ -66,6 +74,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     natsUrl,
     natsReplicas,
     replicaId: envString(env, 'GATEWAY_REPLICA_ID', `${hostname()}-${process.pid}`),
+    ...corsSetting(env),
     rateLimit: {
       accountMax: envInt(env, 'RATE_LIMIT_ACCOUNT_MAX', 6_000),
       anonymousMax: envInt(env, 'RATE_LIMIT_ANONYMOUS_MAX', 60),

@@ -36,6 +36,7 @@ export const startGateway = async (config: GatewayConfig, logger: Logger = creat
     // Both limits 0: no limiter at all (not even counting).
     ...(config.rateLimit.accountMax > 0 || config.rateLimit.anonymousMax > 0 ? { rateLimit: { counter, settings: config.rateLimit } } : {}),
     ...(config.sse ? { sse: config.sse } : {}),
+    ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

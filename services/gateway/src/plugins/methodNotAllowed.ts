@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isCorsPreflightRoute } from './cors';
 
 /**
  * The 405 of `method` on `path`, which takes `allowed`: the `Allow` header and the body. The not-found handler answers
@@ -23,8 +24,11 @@ export type MethodsOf = (path: string) => ReadonlySet<string>;
 export const registerMethodNotAllowed = (app: FastifyInstance): MethodsOf => {
   const methodsByPath = new Map<string, Set<string>>();
   app.addHook('onRoute', ({ url, method }) => {
+    const listed = Array.isArray(method) ? method : [method];
+    // CORS preflights (plugins/cors.ts) take OPTIONS on every path: that makes no path known.
+    if (isCorsPreflightRoute(url, listed)) return;
     const methods = methodsByPath.get(url) ?? new Set<string>();
-    for (const m of Array.isArray(method) ? method : [method]) methods.add(m);
+    for (const m of listed) methods.add(m);
     methodsByPath.set(url, methods);
   });
   /** The methods of the path's own route and of every wildcard route above it. */
