@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { issueToken, type SendRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
@@ -55,6 +56,30 @@ describe('credentials: one per request', () => {
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual({ error: expect.stringMatching(places), code: 'invalid_token' });
     expect(response.json<{ error: string }>().error).toMatch(/send one credential/);
+    expect(sent).toEqual([]);
+  });
+
+  it.each([
+    ['two accounts', ['acme', 'other']],
+    ['the same token twice', ['acme', 'acme']],
+  ])('refuses two Authorization headers (%s; Node kept the first and dropped the second): 401 invalid_token', async (_case, accounts) => {
+    if (!gateway.server.listening) await gateway.listen({ host: '127.0.0.1', port: 0 });
+    const port = (gateway.server.address() as { port: number }).port;
+    const tokens = accounts.map((account) => token(account));
+    const query = new URLSearchParams(fields).toString();
+    const request = [`GET /v1/send?${query} HTTP/1.1`, 'Host: gateway', ...tokens.map((t) => `Authorization: Bearer ${t}`), 'Connection: close', '', ''];
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () => socket.end(request.join('\r\n')));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'Authorization header more than once: send one credential',
+      code: 'invalid_token',
+    });
     expect(sent).toEqual([]);
   });
 
