@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../harness/stack';
 import { describeInChromium, launchChromium } from './chromium';
+import { sleep, waitUntil } from './consoleContext';
 
 // README "Browsers of other origins (CORS)": a page served from another origin than the gateway's calls the API from
 // real Chromium, which makes the preflight and enforces the answer's headers, as a team's dashboard would.
@@ -88,6 +89,33 @@ describeInChromium('CORS in Chromium', () => {
     // An error reaches the page too, as the API's JSON.
     const refused = await callFromPage(page, `${stack.baseUrl}/v1/send`, token, { instance_id: id, number: '12', type: 'text', message: 'x' });
     expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_number' } });
+  }, 30_000);
+
+  it('lets a page of an allowed origin follow the live events with an EventSource (the token in the query, as EventSource sends no header)', async () => {
+    await page.goto(`http://127.0.0.1:${port}/`);
+    const token = stack.token('live');
+    const id = String((await stack.call('/v1/create_instance', { account: 'live' })).body.instance_id);
+    await stack.call(`/v1/get_qrcode?instance_id=${id}`, { account: 'live' });
+    expect((await stack.call(`/v1/sandbox/scan?instance_id=${id}&number=4915100000078`, { account: 'live' })).status).toBe(200);
+    await page.evaluate(
+      ({ url }) => {
+        const events = new EventSource(url);
+        const seen: unknown[] = [];
+        Object.assign(globalThis, { seen, events });
+        events.addEventListener('message.received', (event) => seen.push(JSON.parse((event as unknown as { data: string }).data)));
+        events.addEventListener('error', () => seen.push('error'));
+      },
+      { url: `${stack.baseUrl}/v1/events?instance_id=${id}&types=message.received&access_token=${token}` },
+    );
+    // Once the stream is open (the answer's CORS headers let the page have it), an inbound message reaches the page.
+    await waitUntil(page, 'globalThis.events.readyState === EventSource.OPEN');
+    expect((await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4917612345678&text=live`, { account: 'live' })).status).toBe(200);
+    let seen: unknown[] = [];
+    for (let i = 0; i < 50 && seen.length === 0; i++) {
+      await sleep(200);
+      seen = await page.evaluate(() => (globalThis as unknown as { seen: unknown[] }).seen);
+    }
+    expect(seen).toMatchObject([{ type: 'message.received', instance_id: id }]);
   }, 30_000);
 
   it('keeps a page of another origin from reading anything: the browser refuses the call', async () => {
