@@ -43,6 +43,31 @@ describe('NATS outage over HTTP', () => {
     expect((await fetch(`http://127.0.0.1:${stack.instances.opsPort}/readyz`)).status).toBe(200);
   });
 
+  it('takes every service out of readiness within a probe second while NATS hangs (silent, its connections open), and back after', async () => {
+    const services = { instances: stack.instances.opsPort, webhooks: stack.webhooks.opsPort, sessions: stack.sessions.opsPort };
+    /** Each service's /readyz status, or 0 when it gave no answer within a probe's usual second. */
+    const readiness = async (): Promise<Record<string, number>> => {
+      const statuses = await Promise.all(
+        Object.values(services).map((port) =>
+          fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) }).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        ),
+      );
+      return Object.fromEntries(Object.keys(services).map((name, i) => [name, statuses[i]!]));
+    };
+    expect(await readiness()).toEqual({ instances: 200, webhooks: 200, sessions: 200 });
+    stack.nats.freeze();
+    try {
+      // Sessions answered 200 here until its pings to NATS failed (10 s).
+      expect(await readiness()).toEqual({ instances: 503, webhooks: 503, sessions: 503 });
+    } finally {
+      stack.nats.thaw();
+    }
+    expect(await waitUntil(async () => Object.values(await readiness()).every((status) => status === 200), 10_000)).toBe(true);
+  }, 30_000);
+
   it('answers revoke_token with 503 while NATS is down (it hung, retrying to open the bucket), and revokes once NATS is back', async () => {
     const victim = stack.token('acme');
     const revoke = (): Promise<{ status: number; body: unknown }> =>

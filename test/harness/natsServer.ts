@@ -13,6 +13,10 @@ export interface TestNats {
   readonly storeDir: string;
   stop(): Promise<void>;
   restart(): Promise<void>;
+  /** Stops the server's process where it is (SIGSTOP): a machine that hangs, its connections open and silent. */
+  freeze(): void;
+  /** Lets a frozen server run on (SIGCONT). */
+  thaw(): void;
   /** Stops the server and deletes its store. */
   dispose(): Promise<void>;
 }
@@ -34,6 +38,8 @@ export const startTestNats = async (): Promise<TestNats> => {
       await stop();
       server = await startLocalNatsServer({ storeDir, port });
     },
+    freeze: () => server && process.kill(server.pid, 'SIGSTOP'),
+    thaw: () => server && process.kill(server.pid, 'SIGCONT'),
     dispose: async () => {
       await stop();
       rmSync(storeDir, { recursive: true, force: true });

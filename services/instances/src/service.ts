@@ -1,4 +1,5 @@
 import {
+  caughtUpReadiness,
   assertPublicUrl,
   createLogger,
   KvWebhookSecretStore,
@@ -32,11 +33,7 @@ export const startInstancesService = async (config: InstancesConfig, logger: Log
       instanceQuota: config.instanceQuota ?? DEFAULT_INSTANCE_QUOTA,
     });
     const grpc = await startGrpcServer(loadInstancesProto().Instances.service, instancesHandlers(instances, logger), config.grpcAddress, logger);
-    startup.started(async () => {
-      if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
-      if (!(await directory.catchUp(1_000))) return { ready: false, reason: 'read model is catching up' };
-      return { ready: true };
-    });
+    startup.started(caughtUpReadiness(nats, directory, 'read model is catching up'));
     return { directory, grpc, instances };
   });
   const { directory, grpc, instances } = service;

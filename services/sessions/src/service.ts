@@ -1,4 +1,5 @@
 import {
+  caughtUpReadiness,
   assertPublicUrl,
   BUCKETS,
   createLogger,
@@ -139,7 +140,9 @@ export const startSessionsService = async (config: SessionsConfig, logger: Logge
       config.grpcAddress,
       logger,
     );
-    startup.started(async () => (nats.isConnected() ? { ready: true } : { ready: false, reason: 'NATS is unreachable' }));
+    // As the other services (it took a NATS that hangs for ready until its pings failed, 10 s). The registry, not the
+    // send ledger: the ledger's pattern end is a lookup over every message's subject.
+    startup.started(caughtUpReadiness(nats, registry, 'instance registry is catching up'));
     return { sandbox, grpc, dispatcher, unheld, owner, sessions, registry, ledgerFeed, media };
   });
   const { sandbox, grpc, dispatcher, unheld, owner, sessions, registry, ledgerFeed, media } = service;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  caughtUpReadiness,
   BUCKETS,
   createDeliveryClient,
   createLogger,
@@ -124,11 +125,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       config.grpcAddress,
       logger,
     );
-    startup.started(async () => {
-      if (!nats.isConnected()) return { ready: false, reason: 'NATS is unreachable' };
-      if (!(await endpoints.catchUp(1_000))) return { ready: false, reason: 'endpoint settings are catching up' };
-      return { ready: true };
-    });
+    startup.started(caughtUpReadiness(nats, endpoints, 'endpoint settings are catching up'));
     return { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges };
   });
   const { nats, grpc, live, membership, sequencer, router, sender, work, deliverer, replayer, endpoints, client, unregisterGauges } = service;
