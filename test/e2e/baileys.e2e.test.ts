@@ -24,6 +24,7 @@ type HistoryEvent = { type: string; stream: string; data: Record<string, unknown
 
 const IMAGE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 const PDF = Buffer.from('%PDF-1.4 quarterly numbers\n%%EOF\n');
+const VOICE = Buffer.concat([Buffer.from('OggS'), Buffer.alloc(1024, 5)]);
 
 /**
  * The real Baileys connector, through the gateway's HTTP API, against the WhatsApp Web emulator on loopback:
@@ -45,6 +46,7 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     media = createServer((req, res) => {
       if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(IMAGE);
       if (req.url === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(PDF);
+      if (req.url === '/hello.ogg') return res.writeHead(200, { 'content-type': 'audio/ogg; codecs=opus' }).end(VOICE);
       return res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => media.listen(0, '127.0.0.1', resolve));
@@ -167,6 +169,18 @@ describe('sessions over HTTP with the Baileys connector and the WhatsApp Web emu
     const document = await emulator.waitForReceived((m) => m.fromNumber === '4915100000004' && m.media?.kind === 'document');
     expect(document.media).toMatchObject({ mimetype: 'application/pdf', fileName: 'Q3 report.pdf', fileLength: PDF.length });
     expect(document.media?.upload?.plaintext).toEqual(PDF);
+  });
+
+  it('sends an audio file as a voice note: the phone gets an audio message marked push-to-talk, without caption', async () => {
+    const id = await linkedInstance('4915100000011');
+    const voice = await stack.call('/v1/send', {
+      method: 'POST',
+      body: JSON.stringify({ instance_id: id, number: '4915199999998', type: 'media', media_url: `${mediaUrl}/hello.ogg`, voice_note: true }),
+    });
+    expect(voice.status).toBe(200);
+    const note = await emulator.waitForReceived((m) => m.fromNumber === '4915100000011' && m.media?.kind === 'audio');
+    expect(note.media).toMatchObject({ mimetype: 'audio/ogg; codecs=opus', ptt: true, caption: undefined, fileLength: VOICE.length });
+    expect(note.media?.upload?.plaintext).toEqual(VOICE);
   });
 
   it('turns an inbound text into MessageReceived with sender and push name', async () => {

@@ -55,6 +55,7 @@ const mediaOf = async (content: proto.IMessage, media: MediaHost): Promise<Recei
     if (!found) continue;
     const caption = 'caption' in found ? (found.caption ?? undefined) : undefined;
     const fileName = 'fileName' in found ? (found.fileName ?? undefined) : undefined;
+    const ptt = 'ptt' in found && found.ptt === true;
     const stored = media.find(found.directPath ?? found.url ?? '');
     const plaintext = stored && found.mediaKey ? await decryptMedia(stored.encrypted, found.mediaKey, kind satisfies MediaType) : undefined;
     return {
@@ -65,6 +66,7 @@ const mediaOf = async (content: proto.IMessage, media: MediaHost): Promise<Recei
       url: found.url ?? undefined,
       directPath: found.directPath ?? undefined,
       fileLength: toNumber(found.fileLength ?? 0),
+      ptt,
       upload: stored ? { directPath: stored.directPath, encryptedBytes: stored.encrypted.length, plaintext } : undefined,
     };
   }

@@ -96,6 +96,8 @@ export interface ReceivedMedia {
   url: string | undefined;
   directPath: string | undefined;
   fileLength: number;
+  /** An audio message marked push-to-talk: the phone shows it as a recorded voice message. */
+  ptt: boolean;
   /** What reached the media host, if the blob is there; `plaintext` when the message's mediaKey decrypts it. */
   upload: { directPath: string; encryptedBytes: number; plaintext: Buffer | undefined } | undefined;
 }

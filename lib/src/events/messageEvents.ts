@@ -37,6 +37,8 @@ export type MessageAccepted = Event<
     vcard?: string | null;
     /** A reaction (type reaction): the emoji, on this message of the instance. */
     reaction?: { message_id: string; emoji: string | null } | null;
+    /** type media, sent as a voice note (a recorded voice message). Absent: a plain file (and in every older event). */
+    voice_note?: boolean;
     erased?: boolean;
   }
 >;

@@ -49,6 +49,12 @@ export const sendContentFields = {
     }),
   ),
   emoji: Type.Optional(Type.String({ maxLength: 64, description: 'type reaction: exactly one emoji (one grapheme: 👍, 👍🏽, 👨‍👩‍👧); 400 invalid_emoji otherwise' })),
+  voice_note: Type.Optional(
+    Type.Boolean({
+      description:
+        'type media: send the audio as a voice note (a recorded voice message; OGG/Opus plays on every phone), without message (400 invalid_voice_note). A file that is not audio fails the send: MessageFailed media_not_audio',
+    }),
+  ),
   instance_id: InstanceId,
   access_token: AccessToken,
 };
@@ -108,6 +114,7 @@ export const sendTo = async (
     vcard: fields.vcard ?? '',
     reactionMessageId: fields.message_id ?? '',
     emoji: fields.emoji ?? '',
+    voiceNote: fields.voice_note ?? false,
     idempotencyKey: idempotencyKeyOf(headers) ?? '',
   };
   const { messageId } = await sessions.send(request);

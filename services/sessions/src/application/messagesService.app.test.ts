@@ -44,6 +44,7 @@ const send = (changes: Partial<SendCommand> = {}): SendCommand => ({
   vcard: '',
   reactionMessageId: '',
   emoji: '',
+  voiceNote: false,
   ...changes,
 });
 

@@ -34,7 +34,7 @@ export interface SendCommand extends SendContent {
 }
 
 /** What makes two sends the same one (a retry) rather than two messages under one Idempotency-Key. */
-const SAME_SEND_FIELDS = ['to', 'type', 'text', 'media_url', 'filename', 'quoted_message_id', 'location', 'vcard', 'reaction'] as const;
+const SAME_SEND_FIELDS = ['to', 'type', 'text', 'media_url', 'filename', 'quoted_message_id', 'location', 'vcard', 'reaction', 'voice_note'] as const;
 
 /** Message ids are stream tokens; a repeated idempotency key names the same message. */
 const messageIdFor = (instanceId: string, key: string): string =>

@@ -69,6 +69,7 @@ const send = (changes: Partial<SendCommand> = {}): SendCommand => ({
   vcard: '',
   reactionMessageId: '',
   emoji: '',
+  voiceNote: false,
   ...changes,
 });
 
@@ -126,6 +127,21 @@ describe('MessagesService.accept: replies, locations, contacts, reactions, group
       }));
   });
 
+  it('stores a voice note as a media send marked voice_note, a plain file without the field', async () => {
+    const mediaUrl = 'https://files.example/hello.ogg';
+    await given(...history)
+      .when(async () => [
+        await service.accept(send({ type: 'media', text: '', mediaUrl, voiceNote: true })),
+        await service.accept(send({ type: 'media', text: '', mediaUrl })),
+      ])
+      .then(([voice, file]) => ({
+        commits: [
+          accepted(voice!, { type: 'media', text: null, media_url: mediaUrl, voice_note: true }),
+          accepted(file!, { type: 'media', text: null, media_url: mediaUrl }),
+        ],
+      }));
+  });
+
   const refusals: Array<[string, Partial<SendCommand>, ErrorKind, string]> = [
     ['a message the instance does not have', { quotedMessageId: `m_${'0'.repeat(32)}` }, 'not_found', 'message_not_found'],
     [
@@ -147,6 +163,13 @@ describe('MessagesService.accept: replies, locations, contacts, reactions, group
     ['two emoji', { type: 'reaction', reactionMessageId: OURS, emoji: '👍👍' }, 'invalid_argument', 'invalid_emoji'],
     ['a reaction without message_id', { type: 'reaction', emoji: '👍' }, 'invalid_argument', 'missing_message_id'],
     ['a reaction that quotes', { type: 'reaction', reactionMessageId: OURS, emoji: '👍', quotedMessageId: THEIRS }, 'invalid_argument', 'invalid_quote'],
+    ['a voice note of type text', { voiceNote: true }, 'invalid_argument', 'invalid_voice_note'],
+    [
+      'a voice note with a caption (WhatsApp shows none on audio)',
+      { type: 'media', mediaUrl: 'https://files.example/a.ogg', voiceNote: true },
+      'invalid_argument',
+      'invalid_voice_note',
+    ],
   ];
   it.each(refusals)('refuses %s, storing nothing', async (_name, changes, kind, code) => {
     await given(...history)

@@ -29,6 +29,8 @@ export interface SendContent {
   vcard: string;
   reactionMessageId: string;
   emoji: string;
+  /** type media: send the audio as a voice note. */
+  voiceNote: boolean;
 }
 
 /** The chat a send goes to: a number (`send`) or a group id (`send_group`), exactly one of them. */
@@ -60,6 +62,11 @@ export const assertContent = (content: SendContent): void => {
     if (content.quotedMessageId) throw invalidArgument('invalid_quote', 'A reaction cannot quote a message');
   }
   if (content.quotedMessageId) assertMessageId(content.quotedMessageId, 'quoted_message_id');
+  if (content.voiceNote) {
+    if (type !== 'media') throw invalidArgument('invalid_voice_note', 'voice_note is for type media (an audio file, sent as a voice message)');
+    // WhatsApp shows no caption on audio: refused rather than dropped.
+    if (text) throw invalidArgument('invalid_voice_note', 'A voice note carries no caption: send the message as a text of its own');
+  }
 };
 
 /** The message `messageId` of the instance as a send refers to it, or null when the history has no such message. */
@@ -121,5 +128,6 @@ export const acceptedContent = (content: SendContent): Omit<MessageAccepted['dat
     ...(type === 'location' && content.location ? { location: content.location } : {}),
     ...(type === 'contact' ? { vcard: content.vcard } : {}),
     ...(type === 'reaction' ? { reaction: { message_id: content.reactionMessageId, emoji: content.emoji } } : {}),
+    ...(content.voiceNote ? { voice_note: true } : {}),
   };
 };

@@ -57,6 +57,7 @@ const send: SendCommand = {
   vcard: '',
   reactionMessageId: '',
   emoji: '',
+  voiceNote: false,
 };
 
 describe('send quotas (application, in-memory store)', () => {

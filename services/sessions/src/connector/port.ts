@@ -9,6 +9,8 @@ export interface MediaPayload {
   /** Names documents. */
   filename?: string;
   caption?: string;
+  /** Audio sent as a voice note (a recorded voice message, no caption). */
+  voiceNote?: boolean;
 }
 
 /**

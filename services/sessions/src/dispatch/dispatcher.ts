@@ -7,7 +7,7 @@ import type { SendQueue } from '../registry/sendLedger';
 import { MediaError, type MediaFetcher } from '../media/mediaFetcher';
 import { LocalSends } from './localSends';
 import { ReferredMessageNotSent } from '../application/sendContent';
-import { outboundOf, typingMsFor, type TypingOptions } from './outbound';
+import { outboundOf, typingMsFor, VoiceNoteNotAudio, type TypingOptions } from './outbound';
 import { QueueSweeper } from './queueSweeper';
 import { SendAborts } from './sendAborts';
 import { sendFailureOf } from './sendVerdict';
@@ -226,6 +226,7 @@ export class Dispatcher {
       } catch (error) {
         // The send it replies or reacts to failed after this one was accepted: it would point at nothing on WhatsApp.
         if (error instanceof ReferredMessageNotSent) return await this.fail(instanceId, accepted, ReferredMessageNotSent.reason);
+        if (error instanceof VoiceNoteNotAudio) return await this.fail(instanceId, accepted, VoiceNoteNotAudio.reason);
         throw error;
       }
       if (typingMs > 0) await this.type(connection, to, typingMs, signal);

@@ -12,6 +12,13 @@ export interface TypingOptions {
 export const typingMsFor = (text: string, { msPerChar, minMs, maxMs }: TypingOptions): number =>
   msPerChar <= 0 ? 0 : Math.min(maxMs, Math.max(minMs, Math.round([...text].length * msPerChar)));
 
+/** A voice note whose file is not audio: WhatsApp would show a voice message that does not play. */
+export class VoiceNoteNotAudio extends Error {
+  static readonly reason = 'media_not_audio';
+}
+
+const isAudio = (mimetype: string): boolean => mimetype.trim().toLowerCase().startsWith('audio/');
+
 /** A message the send refers to, read from the log (the accept checked that it exists in the same chat). */
 const refOrFail = async (events: EventStore, instanceId: string, messageId: string): Promise<MessageRef> => {
   const ref = await messageRefOf(events, instanceId, messageId);
@@ -26,7 +33,7 @@ export const outboundOf = async (
   accepted: MessageAccepted,
   media: MediaPayload | undefined,
 ): Promise<OutboundMessage> => {
-  const { message_id: messageId, to, type, text, quoted_message_id: quotedId, location, vcard, reaction } = accepted.data;
+  const { message_id: messageId, to, type, text, quoted_message_id: quotedId, location, vcard, reaction, voice_note: voiceNote } = accepted.data;
   const quoted = quotedId ? { quoted: await refOrFail(events, instanceId, quotedId) } : {};
   switch (type) {
     case 'location':
@@ -40,7 +47,9 @@ export const outboundOf = async (
       return { messageId, to, reaction: { target: await refOrFail(events, instanceId, reaction.message_id), emoji: reaction.emoji } };
     case 'media':
       if (!media) break;
-      return { messageId, to, media, ...quoted };
+      if (!voiceNote) return { messageId, to, media, ...quoted };
+      if (!isAudio(media.mimetype)) throw new VoiceNoteNotAudio(`voice_note: the file is ${media.mimetype}, not audio`);
+      return { messageId, to, media: { ...media, voiceNote: true }, ...quoted };
     case 'text':
       return { messageId, to, text: text ?? '', ...quoted };
   }

@@ -17,4 +17,5 @@ export const sendCommandOf = (request: SendRequestMessage): SendCommand => ({
   vcard: request.vcard,
   reactionMessageId: request.reactionMessageId,
   emoji: request.emoji,
+  voiceNote: request.voiceNote,
 });

@@ -58,12 +58,17 @@ describe('the baileys connector: sends and their receipts', () => {
     await connection.send(media('audio/ogg; codecs=opus'));
     await connection.send(media('application/pdf', { filename: 'invoice.pdf' }));
     await connection.send(media('text/csv', { caption: undefined }));
+    // Voice notes: push-to-talk; an OGG labelled as the Opus phones play, another audio type as it is.
+    await connection.send(media('audio/ogg', { caption: undefined, voiceNote: true }));
+    await connection.send(media('audio/mpeg', { caption: undefined, voiceNote: true }));
     expect(last().sent.map((s) => s.content)).toEqual([
       { image: data, mimetype: 'image/png', caption: 'look' },
       { video: data, mimetype: 'video/mp4', caption: 'look' },
       { audio: data, mimetype: 'audio/ogg; codecs=opus' },
       { document: data, mimetype: 'application/pdf', fileName: 'invoice.pdf', caption: 'look' },
       { document: data, mimetype: 'text/csv', fileName: 'file', caption: undefined },
+      { audio: data, mimetype: 'audio/ogg; codecs=opus', ptt: true },
+      { audio: data, mimetype: 'audio/mpeg', ptt: true },
     ]);
   });
 

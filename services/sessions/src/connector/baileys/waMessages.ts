@@ -49,9 +49,11 @@ export const outboundContent = (message: OutboundMessage): AnyMessageContent => 
       return { image: data, mimetype, caption };
     case 'video':
       return { video: data, mimetype, caption };
-    // Audio messages have no caption on WhatsApp.
+    // Audio messages have no caption on WhatsApp; a voice note is audio marked push-to-talk (`ptt`). Phones play voice
+    // notes as OGG Opus, labelled so; the media fetcher keeps a type without its parameters (`audio/ogg`).
     case 'audio':
-      return { audio: data, mimetype };
+      if (!media.voiceNote) return { audio: data, mimetype };
+      return { audio: data, mimetype: mimetype === 'audio/ogg' ? 'audio/ogg; codecs=opus' : mimetype, ptt: true };
     case 'document':
       return { document: data, mimetype, fileName: media.filename ?? 'file', caption };
   }

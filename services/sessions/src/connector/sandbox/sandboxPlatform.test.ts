@@ -213,7 +213,7 @@ describe('sandbox platform (fake timers)', () => {
           messageId: 'i',
           to: CONTACT,
           text: null,
-          media: { mimetype: 'image/png', filename: null, size: 2048, caption: 'look' },
+          media: { mimetype: 'image/png', filename: null, size: 2048, caption: 'look', voiceNote: false },
           acceptedAt: at,
         },
         {
@@ -221,7 +221,7 @@ describe('sandbox platform (fake timers)', () => {
           messageId: 'd',
           to: CONTACT,
           text: null,
-          media: { mimetype: 'application/pdf', filename: 'Q3.pdf', size: 10, caption: null },
+          media: { mimetype: 'application/pdf', filename: 'Q3.pdf', size: 10, caption: null, voiceNote: false },
           acceptedAt: at,
         },
       ]);

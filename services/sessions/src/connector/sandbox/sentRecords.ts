@@ -6,7 +6,7 @@ export interface SandboxSent {
   messageId: string;
   to: string;
   text: string | null;
-  media: { mimetype: string; filename: string | null; size: number; caption: string | null } | null;
+  media: { mimetype: string; filename: string | null; size: number; caption: string | null; voiceNote: boolean } | null;
   /** Only on sends that carry them. */
   location?: OutboundMessage['location'];
   contact?: OutboundMessage['contact'];
@@ -31,7 +31,15 @@ export class SentRecords {
       messageId: message.messageId,
       to: message.to,
       text: message.text ?? null,
-      media: media ? { mimetype: media.mimetype, filename: media.filename ?? null, size: media.data.length, caption: media.caption ?? null } : null,
+      media: media
+        ? {
+            mimetype: media.mimetype,
+            filename: media.filename ?? null,
+            size: media.data.length,
+            caption: media.caption ?? null,
+            voiceNote: media.voiceNote === true,
+          }
+        : null,
       ...(message.location ? { location: message.location } : {}),
       ...(message.contact ? { contact: message.contact } : {}),
       ...(message.reaction ? { reaction: message.reaction } : {}),
