@@ -3,7 +3,7 @@ import { sandboxGroupsOf } from '../../services/sessions/src/connector/sandbox/s
 import { startStack, type TestStack } from '../harness/stack';
 import { WebhookReceiver } from '../harness/webhookReceiver';
 import { eventually } from '../harness/wait';
-import { linkInSandbox } from '../harness/sandboxLink';
+import { linkedSandboxInstance, sandboxOf } from '../harness/sandboxLink';
 
 type HistoryEvent = { type: string; stream: string; data: Record<string, unknown> };
 
@@ -28,19 +28,12 @@ describe('richer sends and groups over HTTP with the sandbox connector', () => {
     await receiver.stop();
   });
 
-  const sandbox = (): SandboxPlatform => {
-    if (!stack.sessions.sandbox) throw new Error('the test stack runs the sandbox connector');
-    return stack.sessions.sandbox;
-  };
+  const sandbox = (): SandboxPlatform => sandboxOf(stack);
 
   const history = async (id: string, messageId: string): Promise<HistoryEvent[]> =>
     (await stack.call(`/v1/history?instance_id=${id}&message_id=${messageId}`)).body.events as HistoryEvent[];
 
-  const linked = async (number: string): Promise<string> => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    await linkInSandbox(stack, id, number);
-    return id;
-  };
+  const linked = (number: string): Promise<string> => linkedSandboxInstance(stack, number);
 
   const post = (path: string, body: Record<string, unknown>) => stack.call(path, { method: 'POST', body: JSON.stringify(body) });
 

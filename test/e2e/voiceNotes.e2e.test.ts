@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { SandboxPlatform } from '../../services/sessions/src/connector/sandbox';
-import { linkInSandbox } from '../harness/sandboxLink';
+import { linkedSandboxInstance, sandboxOf } from '../harness/sandboxLink';
 import { startStack, type TestStack } from '../harness/stack';
 import { eventually } from '../harness/wait';
 
@@ -30,17 +30,10 @@ describe('voice notes over HTTP with the sandbox connector', () => {
     await new Promise((resolve) => media.close(resolve));
   });
 
-  const sandbox = (): SandboxPlatform => {
-    if (!stack.sessions.sandbox) throw new Error('the test stack runs the sandbox connector');
-    return stack.sessions.sandbox;
-  };
+  const sandbox = (): SandboxPlatform => sandboxOf(stack);
   const history = async (id: string, messageId: string): Promise<HistoryEvent[]> =>
     (await stack.call(`/v1/history?instance_id=${id}&message_id=${messageId}`)).body.events as HistoryEvent[];
-  const linked = async (number: string): Promise<string> => {
-    const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
-    await linkInSandbox(stack, id, number);
-    return id;
-  };
+  const linked = (number: string): Promise<string> => linkedSandboxInstance(stack, number);
   const post = (body: Record<string, unknown>) => stack.call('/v1/send', { method: 'POST', body: JSON.stringify(body) });
 
   it('hands the platform the audio as a voice note, and the history says so', async () => {

@@ -1,3 +1,4 @@
+import type { SandboxPlatform } from '../../services/sessions/src/connector/sandbox';
 import type { TestStack } from './stack';
 import { eventually } from './wait';
 
@@ -12,4 +13,17 @@ export const linkInSandbox = async (stack: TestStack, id: string, number: string
     (s) => s.body.state === 'connected',
   );
   if (status.body.state !== 'connected') throw new Error(`instance ${id} not connected after the scan (${String(status.body.state)})`);
+};
+
+/** The stack's sandbox platform: what the simulated phones were handed. */
+export const sandboxOf = (stack: TestStack): SandboxPlatform => {
+  if (!stack.sessions.sandbox) throw new Error('the test stack runs the sandbox connector');
+  return stack.sessions.sandbox;
+};
+
+/** A new instance (of the stack's default account) linked on the sandbox as `number`. */
+export const linkedSandboxInstance = async (stack: TestStack, number: string): Promise<string> => {
+  const id = (await stack.call('/v1/create_instance')).body.instance_id as string;
+  await linkInSandbox(stack, id, number);
+  return id;
 };
