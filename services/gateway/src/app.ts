@@ -16,6 +16,7 @@ import { messagesRoutes } from './routes/messages';
 import { groupsRoutes } from './routes/groups';
 import { sandboxRoutes } from './routes/sandbox';
 import { registerAuth } from './plugins/auth';
+import { registerSingleHeaders } from './plugins/singleHeaders';
 import { registerCors, type CorsOrigins } from './plugins/cors';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/errors';
 import { registerHttpMetrics } from './plugins/httpMetrics';
@@ -176,6 +177,7 @@ export const buildGateway = async ({
       // Before the routes: it documents on each of them the answers every /v1 route gives alike.
       registerResponseDocs(api);
       registerApiAuth(api);
+      registerSingleHeaders(api);
       await api.register(instancesRoutes, { instances, sessions });
       await api.register(erasureRoutes, { instances });
       await api.register(historyRoutes, { instances, revocations });

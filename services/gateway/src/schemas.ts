@@ -36,7 +36,7 @@ export const envelope = <T extends Record<string, TSchema>>(fields: T, example?:
     example ? { examples: [{ status: 200, ...example }] } : {},
   );
 
-/** The Idempotency-Key header (checked by idempotencyKeyOf: 400 invalid_idempotency_key). */
+/** The Idempotency-Key header (checked by idempotencyKeyOf, and given twice by plugins/singleHeaders: 400 invalid_idempotency_key). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({ description: 'A retry with the same key repeats nothing and answers the same result (1-255 visible ASCII)', examples: ['order-4711'] }),

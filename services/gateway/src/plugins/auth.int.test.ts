@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
 import { issueToken, type SendRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
+import { rawAnswer, rawHttp } from '../../../../test/harness/rawHttp';
 
 // README "Credential": a request carries one credential, in one place. With two (header and query, header and body,
 // query and body) no rule of precedence is guessed at: the one the client meant may not be the one that wins, and a
@@ -68,17 +68,10 @@ describe('credentials: one per request', () => {
     const tokens = accounts.map((account) => token(account));
     const query = new URLSearchParams(fields).toString();
     const request = [`GET /v1/send?${query} HTTP/1.1`, 'Host: gateway', ...tokens.map((t) => `Authorization: Bearer ${t}`), 'Connection: close', '', ''];
-    const answer = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      const socket = connect(port, '127.0.0.1', () => socket.end(request.join('\r\n')));
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
-      error: 'Authorization header more than once: send one credential',
-      code: 'invalid_token',
+    const answer = rawAnswer(await rawHttp(port, request.join('\r\n')));
+    expect(answer).toEqual({
+      status: 'HTTP/1.1 401 Unauthorized',
+      body: { error: 'Authorization header more than once: send one credential', code: 'invalid_token' },
     });
     expect(sent).toEqual([]);
   });

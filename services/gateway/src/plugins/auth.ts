@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type Credential } from '@wagw/lib';
 import { credentialRefusal, type Revocations } from '../auth/revocations';
+import { headerCount } from './singleHeaders';
 import { authorize } from './scopes';
 
 declare module 'fastify' {
@@ -26,18 +27,6 @@ const oneCredential = (first: string, second: string) =>
   new AppError('unauthenticated', 'invalid_token', `A credential in the ${first} and in the ${second}: send one credential`);
 
 /**
- * How many Authorization headers the request has: Node keeps the first and drops the others silently
- * (`IncomingMessage.headers`), so a second token would go unnoticed; the raw headers still hold them all.
- */
-const authorizationHeaders = (request: FastifyRequest): number => {
-  const raw = request.raw.rawHeaders;
-  let count = 0;
-  // The length first: no lower-cased copy of every other header name on each request.
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.length === 13 && raw[i]?.toLowerCase() === 'authorization') count++;
-  return count;
-};
-
-/**
  * The credential a request carries in its Authorization header or its query, or undefined for none. An
  * Authorization header that is not `Bearer <token>` (another scheme, a token followed by more) is a credential sent
  * wrong, not a missing one: invalid_token.
@@ -47,7 +36,8 @@ const headerOrQueryToken = (request: FastifyRequest): string | undefined => {
   const fromQuery = (request.query as Record<string, unknown> | undefined)?.access_token;
   if (header && fromQuery !== undefined) throw oneCredential('Authorization header', 'query');
   if (header) {
-    if (authorizationHeaders(request) > 1) throw new AppError('unauthenticated', 'invalid_token', 'Authorization header more than once: send one credential');
+    if (headerCount(request, 'authorization') > 1)
+      throw new AppError('unauthenticated', 'invalid_token', 'Authorization header more than once: send one credential');
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw new AppError('unauthenticated', 'invalid_token', 'The Authorization header must be "Bearer <token>"');
     return match[1];

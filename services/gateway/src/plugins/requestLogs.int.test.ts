@@ -1,8 +1,8 @@
-import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger, issueToken, type SendRequest } from '@wagw/lib';
 import type { FastifyInstance } from 'fastify';
 import { gatewayWithFakes } from '../../../../test/harness/gatewayWithFakes';
+import { rawHttp } from '../../../../test/harness/rawHttp';
 
 // Product rule (README "Logs"): at debug the gateway logs every request, and never a credential or message content.
 // The gateway runs over fakes with its logger at debug, writing into `output`; each test sends what a client might and
@@ -37,18 +37,7 @@ describe('the gateway log at debug level', () => {
     output = '';
   });
 
-  /** Sends raw bytes (what fetch would refuse to send) and waits for the connection to close. */
-  const raw = async (bytes: string): Promise<string> => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-    socket.on('error', () => undefined);
-    const closed = new Promise((resolve) => socket.on('close', resolve));
-    socket.write(bytes);
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
-    socket.destroy();
-    return text;
-  };
+  const raw = (bytes: string): Promise<string> => rawHttp(port, bytes);
 
   describe('a request the HTTP parser refused', () => {
     const token = issueToken(SECRET, 'acme', 600);
