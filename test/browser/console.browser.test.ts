@@ -154,6 +154,16 @@ describeInChromium('console in Chromium', () => {
     await page.locator(`.deliveries > li[data-delivery="${deliveryId}"][data-status="delivered"]`).waitFor({ timeout: 20_000 });
     await checkpoint('5-deliveries-redelivered');
 
+    // A voice note: its caption box is off while it is ticked, and the send says voice_note. The timeline shows it
+    // at once (no webhook event announces an acceptance; the file's host is never reached here, and the reset below
+    // fails the send while it waits).
+    await page.getByLabel('Type', { exact: true }).selectOption('media');
+    await page.getByLabel('Media URL').fill('https://files.example/voice.ogg');
+    await page.getByLabel('Send as a voice note').check();
+    expect(await page.getByLabel('Message (caption for media)').isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.timeline li[data-type="MessageAccepted"] .event-summary', { hasText: 'voice_note: true' }).waitFor();
+
     // Reset, confirmed: back to created, and a new QR code.
     await page.getByRole('button', { name: 'Reset…' }).click();
     await page.locator('dd[data-state="created"], dd[data-state="qr"], dd[data-state="connecting"]').first().waitFor();

@@ -98,7 +98,7 @@ export const instancePage = (root: HTMLElement, id: string, signOut: (error: Api
       actionResult,
     ),
     qr.element,
-    sendSection(id),
+    sendSection(id, timeline.refresh),
     timeline.element,
     webhook.element,
     deliveries.element,

@@ -13,7 +13,7 @@ interface HistoryEvent {
 const summary = (event: HistoryEvent): string => {
   const d = event.data;
   const parts: string[] = [];
-  for (const key of ['from', 'push_name', 'to', 'text', 'caption', 'filename', 'reason', 'number', 'message_id', 'url']) {
+  for (const key of ['from', 'push_name', 'to', 'text', 'caption', 'filename', 'voice_note', 'reason', 'number', 'message_id', 'url']) {
     if (d[key] !== undefined && d[key] !== null && d[key] !== '') parts.push(`${key}: ${typeof d[key] === 'string' ? d[key] : JSON.stringify(d[key])}`);
   }
   return parts.join(' · ');
