@@ -1,24 +1,10 @@
-import {
-  ContentKeys,
-  createDeliveryClient,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  SealedEventStore,
-  type EventStore,
-  type NewEvent,
-} from '@wagw/lib';
+import { instanceEvent, instanceIdFor, instanceStream, type ContentKeys, type EventStore, type SealedEventStore } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
-import { WebhookReceiver } from '../../../../test/harness/webhookReceiver';
+import { receiverRig, sealedStore } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveryEvent, deliveryStream, dueStream } from '../delivery/events';
 import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
-import { Deliverer } from './deliverer';
+import { type Deliverer } from './deliverer';
 
 // Application tests of retries, dead letters and redelivery: the real deliverer (on its durable subscription),
 // attempter, endpoint directory and delivery client on one in-memory store (payloads sealed, as in production), delivering to a real HTTP receiver on
@@ -29,53 +15,24 @@ const ID = instanceIdFor('acme', 'deliverer-1');
 const SCHEDULE = [0, 20, 40];
 
 describe('Deliverer (application, in-memory store, real HTTP receiver)', () => {
-  const receiver = new WebhookReceiver();
-  const client = createDeliveryClient({ timeoutMs: 2_000, allowPrivateNetworks: true });
+  const rig = receiverRig({ instanceId: ID, store: sealedStore, pathPrefix: '/hook', schedule: SCHEDULE, threshold: 50 });
+  const { receiver, append } = rig;
   let keys: ContentKeys;
   let store: SealedEventStore;
   let endpoints: EndpointDirectory;
-  let secrets: InMemoryWebhookSecretStore;
   let deliverer: Deliverer;
   let path = '';
-  let n = 0;
 
-  beforeAll(() => receiver.start());
-  afterAll(async () => {
-    await client.close();
-    await receiver.stop();
-  });
-  beforeEach(async () => {
-    keys = new ContentKeys(new InMemoryKeyBucket());
-    store = new SealedEventStore(new InMemoryEventStore(), keys);
-    endpoints = new EndpointDirectory(store, testLogger());
-    endpoints.start();
-    secrets = new InMemoryWebhookSecretStore();
+  beforeEach(() => {
+    ({ keys, store, endpoints, path } = rig);
     deliverer = delivererWith(endpoints);
-    path = `/hook-${++n}`;
-  });
-  afterEach(async () => {
-    await deliverer.stop();
-    await endpoints.stop();
   });
 
-  const delivererWith = (directory: EndpointDirectory, holdUpToMs?: number, deliveries: EventStore = store): Deliverer => {
-    const breaker = new CircuitBreaker(50, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: SCHEDULE, random: () => 0.5 }, 'w1', () => new Date());
-    return new Deliverer(deliveries, store, directory, attempter, breaker, testLogger(), {
-      random: () => 0.5,
-      concurrency: 8,
-      batch: 16,
-      ackWaitMs: 10_000,
-      now: () => new Date(),
-      ...(holdUpToMs === undefined ? {} : { holdUpToMs }),
-    });
-  };
-  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
+  /** A deliverer with 8 lanes (stopped after the test), on `directory`, recording in `deliveries`. */
+  const delivererWith = (directory: EndpointDirectory, holdUpToMs?: number, deliveries: EventStore = store): Deliverer =>
+    rig.delivererWith({ concurrency: 8, ...(holdUpToMs === undefined ? {} : { holdUpToMs }) }, { endpoints: directory, deliveries });
   const givenInstance = async (enabled = true): Promise<void> => {
-    const at = new Date().toISOString();
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', at, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', at, { url: receiver.url(path), enabled }));
-    receiver.secret(path, await secrets.getOrCreate(ID));
+    await rig.givenInstance(new Date().toISOString(), enabled);
     await endpoints.reach(ID, 2_000);
   };
   /** A job as the router leaves it after a first attempt that got a 500: its second attempt due `dueInMs` after it. */

@@ -1,22 +1,9 @@
-import {
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  SealedEventStore,
-  type NewEvent,
-} from '@wagw/lib';
-import { GatedClient } from '../../../../test/harness/gatedClient';
-import { testLogger } from '../../../../test/harness/logger';
+import { instanceIdFor, type SealedEventStore } from '@wagw/lib';
+import { type GatedClient } from '../../../../test/harness/gatedClient';
 import { eventually, sleep } from '../../../../test/harness/wait';
+import { gatedRig, sealedStore } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveryEvent, deliveryStream } from '../delivery/events';
-import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
-import { Deliverer } from './deliverer';
+import { type Deliverer } from './deliverer';
 
 // Application tests of retries around an erasure: the real deliverer, attempter and endpoint directory on one
 // in-memory store with content sealed (a record written after the erasure is sealed under the instance's new key),
@@ -28,50 +15,17 @@ const URL = 'https://hooks.example/erase';
 const EARLIER = new Date(Date.now() - 60_000).toISOString();
 
 describe('Deliverer around an erasure (application, sealed in-memory store)', () => {
-  let keys: ContentKeys;
+  const rig = gatedRig({ instanceId: ID, store: sealedStore, url: URL, at: EARLIER, schedule: [0, 20, 20, 20], threshold: 50 });
+  const { append, erase } = rig;
   let store: SealedEventStore;
-  let endpoints: EndpointDirectory;
   let client: GatedClient;
   let deliverer: Deliverer;
 
-  beforeEach(async () => {
-    keys = new ContentKeys(new InMemoryKeyBucket());
-    store = new SealedEventStore(new InMemoryEventStore(), keys);
-    endpoints = new EndpointDirectory(store, testLogger());
-    endpoints.start();
-    client = new GatedClient();
-    const breaker = new CircuitBreaker(50, 30_000);
-    const attempter = new Attempter(
-      new InMemoryWebhookSecretStore(),
-      client,
-      breaker,
-      { schedule: [0, 20, 20, 20], random: () => 0.5 },
-      'w1',
-      () => new Date(),
-    );
-    deliverer = new Deliverer(store, store, endpoints, attempter, breaker, testLogger(), {
-      random: () => 0.5,
-      concurrency: 4,
-      batch: 16,
-      ackWaitMs: 10_000,
-      now: () => new Date(),
-    });
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', EARLIER, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', EARLIER, { url: URL, enabled: true }));
-    await endpoints.reach(ID, 2_000);
-  });
-  afterEach(async () => {
-    await client.close();
-    await deliverer.stop();
-    await endpoints.stop();
+  beforeEach(() => {
+    ({ store, client } = rig);
+    deliverer = rig.delivererWith();
   });
 
-  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
-  const erase = async (): Promise<void> => {
-    await keys.destroy(ID);
-    await append(instanceStream(ID), instanceEvent('InstanceDataErased', new Date().toISOString(), {}));
-    await endpoints.reach(ID, 2_000);
-  };
   /** A message.received delivery whose first attempt failed, its retry due at once; `data` is the payload's. */
   const failedFirstAttempt = (id: string, data: Record<string, unknown>, replayOf?: string) =>
     append(

@@ -1,24 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import {
-  createDeliveryClient,
-  InMemoryEventStore,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  type Commit,
-  type NewEvent,
-} from '@wagw/lib';
+import { createDeliveryClient, InMemoryEventStore, InMemoryWebhookSecretStore, instanceIdFor } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
 import { sleep } from '../../../../test/harness/wait';
+import { attemptParts, configureWebhook, delivererOn, routerOn, sendMessages, type Sent } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveryStream } from '../delivery/events';
 import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
-import { Deliverer } from './deliverer';
-import { Router } from './router';
 
 // A handed-off attempt that ends in a 2xx (its outcome appended late) is not POSTed again by the deliverer when it
 // takes the DeliveryScheduled job after `not_before` (a busy lane, a restart of every replica): the job's commit is
@@ -50,24 +36,20 @@ describe('a handed-off delivery whose attempt succeeded late (application, in-me
 
   it('POSTs a delivery once when its handed-off attempt succeeded late', async () => {
     const store = new InMemoryEventStore();
-    const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', AT, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: `http://127.0.0.1:${port}/h`, enabled: true }));
+    await configureWebhook(store, ID, `http://127.0.0.1:${port}/h`, AT);
     const endpoints = new EndpointDirectory(store, testLogger());
     endpoints.start();
     await endpoints.reach(ID, 2_000);
-    const secrets = new InMemoryWebhookSecretStore();
     const client = createDeliveryClient({ timeoutMs: TIMEOUT_MS, allowPrivateNetworks: true });
-    const breaker = new CircuitBreaker(5, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 30_000], random: () => 0.5 }, 'w1', () => new Date());
-    const router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 4, attemptTimeoutMs: TIMEOUT_MS, slowAfterMs: 200 });
+    // The router and, later, the deliverer share one attempter and breaker, as on one replica.
+    const wiring = { store, endpoints, ...attemptParts(new InMemoryWebhookSecretStore(), client) };
+    const router = routerOn(wiring, { concurrency: 4, attemptTimeoutMs: TIMEOUT_MS, slowAfterMs: 200 });
 
-    const { version } = await append(messageStream(ID, 'm1'), messageEvent('MessageSent', AT, { message_id: 'm1', to: '4915100000001' }));
-    const [commit] = (await store.readPattern('>', version, 1)).commits as [Commit];
+    const [{ commit, id }] = (await sendMessages(store, ID, 1)) as [Sent];
     const answers: string[] = [];
     router.handle(ID, { commit, deliveryCount: 1, ack: () => void answers.push('ack'), nak: () => void answers.push('nak'), inProgress: () => undefined });
     await router.idle(); // handed off at 200 ms, the 2xx came at 400 ms and was appended to the pending record
-    const stream = deliveryStream(ID, `evt_${version}_0`);
+    const stream = deliveryStream(ID, id);
     const record = (await store.readStream(stream)).flatMap((c) => c.events.map((e) => e.type));
     expect(record).toEqual(['DeliveryScheduled', 'DeliveryAttempted']);
     expect(bodies).toHaveLength(1);
@@ -75,13 +57,7 @@ describe('a handed-off delivery whose attempt succeeded late (application, in-me
     // The deliverer reaches the job after not_before (start + 1 s time-out + 5 s margin).
     const notBefore = Date.parse(String((await store.readStream(stream))[0]!.events[0]!.data.not_before));
     await sleep(Math.max(0, notBefore - Date.now()) + 100);
-    const deliverer = new Deliverer(store, store, endpoints, attempter, breaker, testLogger(), {
-      random: () => 0.5,
-      concurrency: 4,
-      batch: 10,
-      ackWaitMs: 30_000,
-      now: () => new Date(),
-    });
+    const deliverer = delivererOn(wiring, { batch: 10, ackWaitMs: 30_000 });
     await deliverer.start();
     for (let i = 0; i < 100 && bodies.length < 2; i++) await sleep(20);
     await sleep(500);

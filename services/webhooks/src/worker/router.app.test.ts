@@ -1,23 +1,10 @@
-import {
-  createDeliveryClient,
-  InMemoryEventStore,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  type Commit,
-  type Delivery,
-  type NewEvent,
-} from '@wagw/lib';
+import { instanceEvent, instanceIdFor, instanceStream, InMemoryEventStore, messageEvent, messageStream, type Commit, type Delivery } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
-import { WebhookReceiver, type Reply } from '../../../../test/harness/webhookReceiver';
+import { type Reply } from '../../../../test/harness/webhookReceiver';
+import { receiverRig } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveredStream, deliveryStream } from '../delivery/events';
 import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
-import { Router } from './router';
+import { type Router } from './router';
 
 // Application tests of the first attempt: the real router, attempter, endpoint directory and delivery client on one
 // in-memory store (instance events and delivery records), delivering to a real HTTP receiver on 127.0.0.1 that checks
@@ -28,39 +15,20 @@ const ID = instanceIdFor('acme', 'router-1');
 const AT = '2026-11-23T10:00:00.000Z';
 
 describe('Router (application, in-memory store, real HTTP receiver)', () => {
-  const receiver = new WebhookReceiver();
-  const client = createDeliveryClient({ timeoutMs: 2_000, allowPrivateNetworks: true });
+  const rig = receiverRig({ instanceId: ID, store: () => new InMemoryEventStore(), pathPrefix: '/hook' });
+  const { receiver, append, stored } = rig;
   let store: InMemoryEventStore;
   let endpoints: EndpointDirectory;
-  let secrets: InMemoryWebhookSecretStore;
   let router: Router;
   let path = '';
-  let n = 0;
 
-  beforeAll(() => receiver.start());
-  afterAll(async () => {
-    await client.close();
-    await receiver.stop();
-  });
   beforeEach(() => {
-    store = new InMemoryEventStore();
-    endpoints = new EndpointDirectory(store, testLogger());
-    endpoints.start();
-    secrets = new InMemoryWebhookSecretStore();
-    const breaker = new CircuitBreaker(5, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 30_000], random: () => 0.5 }, 'w1', () => new Date());
-    router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 16, attemptTimeoutMs: 2_000 });
-    path = `/hook-${++n}`;
+    ({ store, endpoints, path } = rig);
+    router = rig.routerWith();
   });
-  afterEach(() => endpoints.stop());
 
-  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
   /** The instance with its webhook at the receiver (`enabled` as given), its secret known to the receiver. */
-  const givenInstance = async (enabled = true): Promise<void> => {
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', AT, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: receiver.url(path), enabled }));
-    receiver.secret(path, await secrets.getOrCreate(ID));
-  };
+  const givenInstance = (enabled = true): Promise<void> => rig.givenInstance(AT, enabled);
   const inbound = () =>
     append(
       messageStream(ID, 'in_1'),
@@ -82,7 +50,6 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     await router.idle();
     return outcome;
   };
-  const stored = async (stream: string) => (await store.readStream(stream)).flatMap((c) => c.events.map((e) => ({ type: e.type, data: e.data })));
   const reply = (...replies: Reply[]) => receiver.script(path, ...replies);
 
   it('delivers a received message signed, records it as delivered, and acknowledges the event', async () => {
@@ -182,9 +149,7 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     const [one, two] = (await store.readPattern('>', first.version, 2)).commits as [Commit, Commit];
     // This replica's directory starts folding only after the first confirmation has timed out once.
     const lagging = new EndpointDirectory(store, testLogger());
-    const breaker = new CircuitBreaker(5, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000], random: () => 0.5 }, 'w1', () => new Date());
-    const late = new Router(store, store, lagging, attempter, breaker, testLogger(), { concurrency: 16, confirmWithinMs: 200, attemptTimeoutMs: 2_000 });
+    const late = rig.routerWith({ confirmWithinMs: 200 }, { endpoints: lagging, parts: rig.attemptParts([0, 5_000]) });
     const answers: string[] = [];
     for (const commit of [one, two]) {
       late.handle(ID, {

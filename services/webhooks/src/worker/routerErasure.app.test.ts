@@ -1,27 +1,13 @@
-import {
-  ContentKeys,
-  InMemoryEventStore,
-  InMemoryKeyBucket,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  SealedEventStore,
-  type Commit,
-  type NewEvent,
-} from '@wagw/lib';
-import { GatedClient } from '../../../../test/harness/gatedClient';
-import { testLogger } from '../../../../test/harness/logger';
+import { instanceIdFor, messageEvent, messageStream, type Commit, type SealedEventStore } from '@wagw/lib';
+import { type GatedClient } from '../../../../test/harness/gatedClient';
 import { eventually } from '../../../../test/harness/wait';
+import { gatedRig, sealedStore } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveredStream, deliveryStream } from '../delivery/events';
-import { EndpointDirectory } from '../endpoints/endpointDirectory';
+import { type EndpointDirectory } from '../endpoints/endpointDirectory';
 import { toWebhookEvent } from '../routing/webhookEvent';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
+import { type Attempter } from './attempter';
+import { type CircuitBreaker } from './circuitBreaker';
 import { firstAttempt } from './firstAttempt';
-import { Router } from './router';
 
 // Application tests of first attempts around an erasure: the real router, first-attempt path, attempter and endpoint
 // directory on one in-memory store with content sealed (as in production: a record written after the erasure is
@@ -33,31 +19,21 @@ const URL = 'https://hooks.example/erase';
 const EARLIER = new Date(Date.now() - 60_000).toISOString();
 
 describe('first attempts around an erasure (application, sealed in-memory store)', () => {
-  let keys: ContentKeys;
+  const rig = gatedRig({ instanceId: ID, store: sealedStore, url: URL, at: EARLIER, schedule: [0, 20], threshold: 50 });
+  const { append, erase, stored } = rig;
   let store: SealedEventStore;
   let endpoints: EndpointDirectory;
   let client: GatedClient;
   let attempter: Attempter;
   let breaker: CircuitBreaker;
 
-  beforeEach(async () => {
-    keys = new ContentKeys(new InMemoryKeyBucket());
-    store = new SealedEventStore(new InMemoryEventStore(), keys);
-    endpoints = new EndpointDirectory(store, testLogger());
-    endpoints.start();
-    client = new GatedClient();
-    breaker = new CircuitBreaker(50, 30_000);
-    attempter = new Attempter(new InMemoryWebhookSecretStore(), client, breaker, { schedule: [0, 20], random: () => 0.5 }, 'w1', () => new Date());
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', EARLIER, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', EARLIER, { url: URL, enabled: true }));
-    await endpoints.reach(ID, 2_000);
-  });
-  afterEach(async () => {
-    await client.close();
-    await endpoints.stop();
+  beforeEach(() => {
+    ({ store, endpoints, client } = rig);
+    ({ attempter, breaker } = rig.attemptParts());
   });
 
-  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
+  /** The rig's router, on this test's attempter and breaker (the ones a replay's first attempt uses too). */
+  const routerWith = () => rig.routerWith({ concurrency: 4 }, { parts: { attempter, breaker } });
   /** A text received (at `at`), read back as the router gets it: opened, in the clear. */
   const received = async (n: number, at = EARLIER): Promise<Commit> => {
     const text = `SECRET-${n}`;
@@ -65,18 +41,12 @@ describe('first attempts around an erasure (application, sealed in-memory store)
     const { version } = await append(messageStream(ID, `in_${n}`), messageEvent('MessageReceived', at, data));
     return (await store.readPattern('>', version, 1)).commits[0]!;
   };
-  const erase = async (): Promise<void> => {
-    await keys.destroy(ID);
-    await append(instanceStream(ID), instanceEvent('InstanceDataErased', new Date().toISOString(), {}));
-    await endpoints.reach(ID, 2_000);
-  };
-  const stored = async (stream: string) => (await store.readStream(stream)).flatMap((c) => c.events.map((e) => ({ type: e.type, data: e.data })));
   /** Everything the store gives back now, as one text: erased content must not be in it. */
   const everything = async (): Promise<string> => JSON.stringify((await store.readPattern('>', 1, 1_000)).commits);
 
   it('sends nothing of what waited in the lane when the erasure came, records it dropped, and keeps no content in the records', async () => {
     const [one, two] = [await received(1), await received(2)];
-    const router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 4, attemptTimeoutMs: 2_000 });
+    const router = routerWith();
     // The first text's attempt is in flight (its endpoint has not answered), the second waits behind it, opened.
     client.auto = null;
     const answers: string[] = [];
@@ -111,7 +81,7 @@ describe('first attempts around an erasure (application, sealed in-memory store)
     await erase();
     await new Promise((resolve) => setTimeout(resolve, 5));
     const later = await received(3, new Date().toISOString());
-    const router = new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 4, attemptTimeoutMs: 2_000 });
+    const router = routerWith();
     router.handle(ID, { commit: later, deliveryCount: 1, ack: () => undefined, nak: () => undefined, inProgress: () => undefined });
     await router.idle();
     expect(client.posted.map((b) => (JSON.parse(b) as { data: { text: string } }).data.text)).toEqual(['SECRET-3']);

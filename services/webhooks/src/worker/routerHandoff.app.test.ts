@@ -1,25 +1,7 @@
-import {
-  createDeliveryClient,
-  InMemoryEventStore,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  type AppendOptions,
-  type AppendResult,
-  type Commit,
-  type NewEvent,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { sleep } from '../../../../test/harness/wait';
-import { WebhookReceiver, type Reply } from '../../../../test/harness/webhookReceiver';
+import { instanceIdFor } from '@wagw/lib';
+import { type Reply } from '../../../../test/harness/webhookReceiver';
+import { FlakyStore, receiverRig, waitFor } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveredStream, deliveryStream } from '../delivery/events';
-import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
-import { Router, type RouterOptions } from './router';
 
 // Application tests of a lane whose endpoint is slow: the real router, attempter and delivery client on one in-memory
 // store whose appends can be made to fail, delivering to a real HTTP receiver on 127.0.0.1 (a `hang` reply accepts the
@@ -30,76 +12,17 @@ const ID = instanceIdFor('acme', 'router-slow');
 const AT = '2026-11-23T10:00:00.000Z';
 const TIMEOUT_MS = 2_000;
 
-/** A store that refuses the next `failing` appends, as NATS does for a moment while it fails over. */
-class FlakyStore extends InMemoryEventStore {
-  failing = 0;
-  override async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    if (this.failing > 0) {
-      this.failing--;
-      throw new Error('nats: timeout');
-    }
-    return super.append(stream, events, options);
-  }
-}
-
 describe('Router with a slow endpoint (application, in-memory store, real HTTP receiver)', () => {
-  const receiver = new WebhookReceiver();
-  const client = createDeliveryClient({ timeoutMs: TIMEOUT_MS, allowPrivateNetworks: true });
+  const rig = receiverRig({ instanceId: ID, store: () => new FlakyStore(), pathPrefix: '/slow', timeoutMs: TIMEOUT_MS });
+  const { receiver, routerWith, sent, handOut, stored } = rig;
   let store: FlakyStore;
-  let endpoints: EndpointDirectory;
-  let secrets: InMemoryWebhookSecretStore;
   let path = '';
-  let n = 0;
 
-  beforeAll(() => receiver.start());
-  afterAll(async () => {
-    await client.close();
-    await receiver.stop();
-  });
   beforeEach(async () => {
-    store = new FlakyStore();
-    endpoints = new EndpointDirectory(store, testLogger());
-    endpoints.start();
-    secrets = new InMemoryWebhookSecretStore();
-    path = `/slow-${++n}`;
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', AT, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: receiver.url(path), enabled: true }));
-    receiver.secret(path, await secrets.getOrCreate(ID));
+    ({ store, path } = rig);
+    await rig.givenInstance(AT);
   });
-  afterEach(() => endpoints.stop());
 
-  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
-  const routerWith = (options: Partial<RouterOptions>): Router => {
-    const breaker = new CircuitBreaker(5, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 30_000], random: () => 0.5 }, 'w1', () => new Date());
-    return new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 16, attemptTimeoutMs: TIMEOUT_MS, ...options });
-  };
-  /** `count` sent messages of the instance, in order: their commits and webhook ids. */
-  const sent = async (count: number, from = 1): Promise<Array<{ commit: Commit; id: string }>> => {
-    const out: Array<{ commit: Commit; id: string }> = [];
-    for (let i = from; i < from + count; i++) {
-      const { version } = await append(messageStream(ID, `m${i}`), messageEvent('MessageSent', AT, { message_id: `m${i}`, to: '4915100000001' }));
-      const [commit] = (await store.readPattern('>', version, 1)).commits as [Commit];
-      out.push({ commit, id: `evt_${version}_0` });
-    }
-    return out;
-  };
-  /** Hands the commits to the router in order, as the sequencer does; what each answered lands in `answers`. */
-  const handOut = (router: Router, commits: Commit[], answers: string[]): void => {
-    for (const commit of commits) {
-      router.handle(ID, {
-        commit,
-        deliveryCount: 1,
-        ack: () => void answers.push(`ack ${commit.sequence}`),
-        nak: () => void answers.push(`nak ${commit.sequence}`),
-        inProgress: () => undefined,
-      });
-    }
-  };
-  const waitFor = async (ok: () => boolean, timeoutMs: number): Promise<void> => {
-    for (const deadline = Date.now() + timeoutMs; !ok() && Date.now() < deadline;) await sleep(10);
-  };
-  const stored = async (stream: string) => (await store.readStream(stream)).flatMap((c) => c.events.map((e) => ({ type: e.type, data: e.data })));
   const hang = (): void => receiver.script(path, ...Array.from<Reply>({ length: 20 }).fill('hang'));
 
   it('hands an attempt that hangs to the deliverer after slowAfterMs, and records the next events behind it unsent', async () => {

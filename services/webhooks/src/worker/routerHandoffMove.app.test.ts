@@ -1,23 +1,7 @@
-import {
-  createDeliveryClient,
-  InMemoryEventStore,
-  InMemoryWebhookSecretStore,
-  instanceEvent,
-  instanceIdFor,
-  instanceStream,
-  messageEvent,
-  messageStream,
-  type Commit,
-  type NewEvent,
-} from '@wagw/lib';
-import { testLogger } from '../../../../test/harness/logger';
-import { sleep } from '../../../../test/harness/wait';
-import { WebhookReceiver } from '../../../../test/harness/webhookReceiver';
+import { InMemoryEventStore, instanceIdFor } from '@wagw/lib';
+import { receiverRig, waitFor, type Sent } from '../../../../test/harness/webhooksWorkerRig';
 import { deliveryStream } from '../delivery/events';
-import { EndpointDirectory } from '../endpoints/endpointDirectory';
-import { Attempter } from './attempter';
-import { CircuitBreaker } from './circuitBreaker';
-import { Router } from './router';
+import { type Router } from './router';
 
 // An instance whose lane handed an attempt off (its endpoint hangs) moves to another replica, or its replica
 // restarts, while the handed-over deliveries wait for the deliverer: the next event must not reach the receiver
@@ -38,70 +22,25 @@ class CountingStore extends InMemoryEventStore {
 }
 
 describe('Router: a handover survives the instance moving to another replica or a restart (application)', () => {
-  const receiver = new WebhookReceiver();
-  const client = createDeliveryClient({ timeoutMs: TIMEOUT_MS, allowPrivateNetworks: true });
+  const rig = receiverRig({ instanceId: ID, store: () => new CountingStore(), pathPrefix: '/move', timeoutMs: TIMEOUT_MS });
+  /** `handOut(router, commits, answers, arrived)`: `arrived` as the work item carries it (absent: an old sender). */
+  const { receiver, sent, handOut } = rig;
   let store: CountingStore;
-  let endpoints: EndpointDirectory;
-  let secrets: InMemoryWebhookSecretStore;
   let path = '';
-  let n = 0;
 
-  beforeAll(() => receiver.start());
-  afterAll(async () => {
-    await client.close();
-    await receiver.stop();
-  });
   beforeEach(async () => {
-    store = new CountingStore();
-    endpoints = new EndpointDirectory(store, testLogger());
-    endpoints.start();
-    secrets = new InMemoryWebhookSecretStore();
-    path = `/move-${++n}`;
-    await append(instanceStream(ID), instanceEvent('InstanceCreated', AT, { instance_id: ID, account: 'acme' }));
-    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: receiver.url(path), enabled: true }));
-    receiver.secret(path, await secrets.getOrCreate(ID));
+    ({ store, path } = rig);
+    await rig.givenInstance(AT);
   });
-  afterEach(() => endpoints.stop());
 
-  const append = (stream: string, ...events: NewEvent[]) => store.append(stream, events, { expectedVersion: 'any', commandId: `c-${Math.random()}` });
   /** A replica's router: nothing in memory shared with the others. */
-  const replica = (): Router => {
-    const breaker = new CircuitBreaker(5, 30_000);
-    const attempter = new Attempter(secrets, client, breaker, { schedule: [0, 5_000, 30_000], random: () => 0.5 }, 'w1', () => new Date());
-    return new Router(store, store, endpoints, attempter, breaker, testLogger(), { concurrency: 4, attemptTimeoutMs: TIMEOUT_MS, slowAfterMs: 200 });
-  };
-  const sent = async (count: number, from: number): Promise<Array<{ commit: Commit; id: string }>> => {
-    const out: Array<{ commit: Commit; id: string }> = [];
-    for (let i = from; i < from + count; i++) {
-      const { version } = await append(messageStream(ID, `m${i}`), messageEvent('MessageSent', AT, { message_id: `m${i}`, to: '4915100000001' }));
-      const [commit] = (await store.readPattern('>', version, 1)).commits as [Commit];
-      out.push({ commit, id: `evt_${version}_0` });
-    }
-    return out;
-  };
-  /** Hands commits to a router as the sequencer does; `arrived` as the work item carries it (absent: an old sender). */
-  const handOut = (router: Router, commits: Commit[], answers: string[], arrived?: boolean[]): void => {
-    commits.forEach((commit, i) => {
-      const delivery = {
-        commit,
-        deliveryCount: 1,
-        ack: () => void answers.push(`ack ${commit.sequence}`),
-        nak: () => void answers.push(`nak ${commit.sequence}`),
-        inProgress: () => undefined,
-      };
-      if (arrived) router.handle(ID, delivery, arrived[i]);
-      else router.handle(ID, delivery);
-    });
-  };
-  const waitFor = async (ok: () => boolean, timeoutMs: number): Promise<void> => {
-    for (const deadline = Date.now() + timeoutMs; !ok() && Date.now() < deadline;) await sleep(10);
-  };
+  const replica = (): Router => rig.routerWith({ concurrency: 4, slowAfterMs: 200 });
   const notBeforeOf = async (id: string): Promise<string | undefined> => {
     const [commit] = await store.readStream(deliveryStream(ID, id));
     return (commit?.events[0]?.data as { not_before?: string } | undefined)?.not_before;
   };
   /** m1 hangs on `first` (handed off), m2 is recorded behind it: both wait for the deliverer. */
-  const slowOn = async (first: Router): Promise<Array<{ commit: Commit; id: string }>> => {
+  const slowOn = async (first: Router): Promise<Sent[]> => {
     receiver.script(path, 'hang');
     const before = receiver.on(path).length;
     const events = await sent(2, 1);
