@@ -53,6 +53,21 @@ describe('the console: methods on its paths', () => {
   });
 
   it.each([
+    ['GET', '/v1/docs/static/nonexistent'],
+    ['HEAD', '/v1/docs/static/nested/file.js'],
+  ])('answers %s %s, a file the docs page does not have, 404 route_not_found (its methods are right: not a 405)', async (method, url) => {
+    const response = await gateway.inject({ method: method as 'GET', url });
+    expect([response.statusCode, response.headers.allow]).toEqual([404, undefined]);
+    if (method === 'GET') expect(response.json()).toMatchObject({ code: 'route_not_found' });
+  });
+
+  it('answers a wrong method on a path written with percent-encoded letters as on the path itself (the router decodes them)', async () => {
+    const [plain, encoded] = [await gateway.inject({ method: 'DELETE', url: '/v1/status' }), await gateway.inject({ method: 'DELETE', url: '/v1/st%61tus' })];
+    expect(plain.statusCode).toBe(405);
+    expect([encoded.statusCode, encoded.headers.allow]).toEqual([405, plain.headers.allow]);
+  });
+
+  it.each([
     ['GET', '/console/app.js'],
     ['POST', '/console/app.js'],
     ['DELETE', '/console/nothing/here.css'],

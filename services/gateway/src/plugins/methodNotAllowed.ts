@@ -10,6 +10,19 @@ export const methodNotAllowedAnswer = (method: string, path: string, allowed: It
   return { allow, body: { error: `Method ${method} is not allowed on ${path}; use ${allow}`, code: 'method_not_allowed' } };
 };
 
+/**
+ * The path as the router matched it: percent-encoded characters decoded (`/v1/st%61tus` is `/v1/status`), but not
+ * those that would change the path's shape (`decodeURI` keeps `%2F`, `%3F`, `%23`); a malformed one stays as it came.
+ */
+const routedPath = (url: string): string => {
+  const path = url.split('?')[0] ?? '';
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+};
+
 /** The methods a path takes (its routes' and those of every wildcard route above it); empty for an unknown path. */
 export type MethodsOf = (path: string) => ReadonlySet<string>;
 
@@ -38,9 +51,10 @@ export const registerMethodNotAllowed = (app: FastifyInstance): MethodsOf => {
     return methods;
   };
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
+    const path = routedPath(request.url);
     const allowed = methodsOf(path);
-    if (allowed.size > 0) {
+    // A method the path takes that still ends here found nothing there (a file the docs page does not have): 404.
+    if (allowed.size > 0 && !allowed.has(request.method)) {
       const { allow, body } = methodNotAllowedAnswer(request.method, path, allowed);
       return reply.code(405).header('allow', allow).send(body);
     }
