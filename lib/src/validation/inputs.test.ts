@@ -46,6 +46,11 @@ describe('parseIsoTime', () => {
     // RFC 3339 §5.6: T and Z may be lower case.
     expect(parseIsoTime('2026-11-28t05:00:00z', 'at').toISOString()).toBe('2026-11-28T05:00:00.000Z');
   });
+  it('reads the years 0000-0099 as themselves (a time before any event: the query finds nothing, it is not refused)', () => {
+    expect(parseIsoTime('0050-06-01T00:00:00Z', 'at').toISOString()).toBe('0050-06-01T00:00:00.000Z');
+    expect(parseIsoTime('0000-02-29T12:00:00Z', 'since').toISOString()).toBe('0000-02-29T12:00:00.000Z');
+    expect(() => parseIsoTime('0001-02-29T12:00:00Z', 'since')).toThrow(/does not exist/);
+  });
   it.each(['2026-11-31T10:00:00Z', '2026-02-29T10:00:00Z', '2026-11-23T24:00:00Z', '2026-11-23T05:60:00Z', '2026-11-23T05:00:60Z', '2026-11-23', 'yesterday'])(
     'refuses %s instead of reading another day',
     (value) => {

@@ -78,7 +78,9 @@ export const exceedsCharacters = (text: string, max: number): boolean => {
  */
 const isCalendarDate = (value: string): boolean => {
   const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: that reads the years 0-99 as 1900-1999, and 0050-06-01 would "not exist".
+  date.setUTCFullYear(year, month - 1, day);
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && value.slice(11, 13) !== '24';
 };
 
