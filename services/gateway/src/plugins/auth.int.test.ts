@@ -76,6 +76,16 @@ describe('credentials: one per request', () => {
     expect(sent).toEqual([]);
   });
 
+  it.each([
+    ['a number', 123],
+    ['null', null],
+    ['a list', ['a']],
+  ])('refuses an access_token in the body that is %s as a field of the wrong type: 400, not a missing credential', async (_case, value) => {
+    const response = await send({ body: value });
+    expect([response.statusCode, response.json()]).toEqual([400, { error: 'Invalid body: body/access_token must be string', code: 'invalid_request' }]);
+    expect(sent).toEqual([]);
+  });
+
   it('refuses the header and the query on a GET too', async () => {
     const query = new URLSearchParams({ ...fields, access_token: token() });
     const response = await gateway.inject({ url: `/v1/send?${query.toString()}`, headers: { authorization: `Bearer ${token()}` } });

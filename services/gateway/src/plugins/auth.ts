@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type Credential } from '@wagw/lib';
+import { AppError, invalidArgument, type Credential } from '@wagw/lib';
 import { credentialRefusal, type Revocations } from '../auth/revocations';
 import { headerCount } from './singleHeaders';
 import { authorize } from './scopes';
@@ -48,12 +48,17 @@ const headerOrQueryToken = (request: FastifyRequest): string | undefined => {
   return undefined;
 };
 
-/** The body's `access_token`, whatever its type (a non-string one is refused: the schema's, or a second credential). */
+/** The body's `access_token`, whatever its type (a non-string one is refused: `bodyToken`, or a second credential). */
 const bodyCredential = (request: FastifyRequest): unknown => (request.body as Record<string, unknown> | null | undefined)?.access_token;
 
+/**
+ * The body's token when the credential is to be read there. A non-string one is a field of the wrong type (400, in
+ * the schema's words), not a missing credential: the schema would say so, but it runs after the credential's check.
+ */
 const bodyToken = (request: FastifyRequest): string | undefined => {
   const fromBody = bodyCredential(request);
-  return typeof fromBody === 'string' ? fromBody : undefined;
+  if (fromBody !== undefined && typeof fromBody !== 'string') throw invalidArgument('invalid_request', 'Invalid body: body/access_token must be string');
+  return fromBody;
 };
 
 /** Why a request's credential was refused, until the hook that refuses it. */
