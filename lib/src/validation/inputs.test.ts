@@ -15,6 +15,8 @@ describe('assertCallableUrl', () => {
     expect(code('http://127.0.0.1:8080/a%2Fb')).toBeNull();
     expect(code('https://hooks.example:1/a')).toBeNull();
     expect(code('https://hooks.example:65535/a')).toBeNull();
+    expect(code('HTTPS://hooks.example/a')).toBeNull();
+    expect(code('https://hooks.example/a?q=%5C')).toBeNull();
   });
   it('counts its length in characters as the JSON schema does (an emoji is one), not in UTF-16 units', () => {
     const base = 'https://hooks.example/';
@@ -34,6 +36,12 @@ describe('assertCallableUrl', () => {
     ['port 0 written with leading zeros', 'https://hooks.example:000/a'],
     ['a port beyond 65535', 'http://hooks.example:99999/a'],
     ['nothing', ''],
+    // The parser calls http://127.0.0.1:31101/x for each of these: stored and shown as written, called otherwise.
+    ['backslashes for slashes', 'http:\\\\127.0.0.1:31101\\x'],
+    ['a backslash in the path', 'https://hooks.example/a\\b'],
+    ['no slashes after the scheme', 'http:127.0.0.1:31101/x'],
+    ['one slash after the scheme', 'https:/hooks.example/x'],
+    ['three slashes after the scheme', 'http:///127.0.0.1:31101/x'],
   ])('refuses %s', (_name, url) => {
     expect(code(url)).toBe('invalid_webhook_url');
   });

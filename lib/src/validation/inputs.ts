@@ -21,6 +21,9 @@ export const assertCallableUrl = (url: string, field: string, code: string): voi
   if (exceedsCharacters(url, LIMITS.url)) throw invalidArgument(code, `${field} must be at most ${LIMITS.url} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(url)) throw invalidArgument(code, `${field} must not contain spaces or control characters (percent-encode them)`);
+  // The parser also takes backslashes for slashes (`http:\\host\x`), `http:host/x` and `http:///host/x`, and calls
+  // `http://host/x`: written so, the URL stored and shown would not be the one called.
+  if (url.includes('\\')) throw invalidArgument(code, `${field} must not contain a backslash (percent-encode it as %5C)`);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -28,6 +31,7 @@ export const assertCallableUrl = (url: string, field: string, code: string): voi
     throw invalidArgument(code, `${field} must be an absolute http(s) URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidArgument(code, `${field} must use http or https`);
+  if (!/^https?:\/\/[^/]/i.test(url)) throw invalidArgument(code, `${field} must be written http:// or https:// and then the host`);
   if (parsed.username || parsed.password) throw invalidArgument(code, `${field} must not carry credentials`);
   // The parser refuses a port past 65535 but takes 0 (and 00, ...): no server listens there, so every delivery or
   // fetch would fail only later, after being accepted.
