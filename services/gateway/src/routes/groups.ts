@@ -5,7 +5,7 @@ import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, EXAMPLE_ID, envelope, errorResponses, IdempotencyHeaders, InstanceId } from '../schemas';
 import { conflictResponse } from '../responseDocs';
 import { getAndPost } from './getAndPost';
-import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo, vcardSizeFirst } from './sendContent';
+import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendInputFirst, sendTo } from './sendContent';
 
 const EXAMPLE_GROUP = '120363025246125486@g.us';
 
@@ -61,7 +61,7 @@ export const groupsRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClien
     response: SendResponse,
     post: { operationId: 'sendGroupMessage', summary: 'Send a message to a group' },
     get: { operationId: 'sendGroupMessageQuery', summary: 'Send a message to a group (query form)' },
-    preValidation: vcardSizeFirst,
+    preValidation: sendInputFirst('group_id'),
     // Checked here, not only by the sessions service: over gRPC an empty group_id is no group_id at all, and the send
     // falls back to its number rule (invalid_number). Only this route knows the request names a group.
     handler: (fields, request) => {

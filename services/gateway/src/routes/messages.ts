@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { SessionsClientApi } from '../sessionsClient';
 import { EXAMPLE_ID, IdempotencyHeaders } from '../schemas';
 import { getAndPost } from './getAndPost';
-import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendTo, vcardSizeFirst } from './sendContent';
+import { SEND_DESCRIPTION, sendContentFields, SendResponse, sendInputFirst, sendTo } from './sendContent';
 
 const SendFields = Type.Object(
   {
@@ -29,7 +29,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsClien
     response: SendResponse,
     post: { operationId: 'sendMessage', summary: 'Send a message: text, media, location, contact card or reaction, optionally as a reply' },
     get: { operationId: 'sendMessageQuery', summary: 'Send a message (query form)' },
-    preValidation: vcardSizeFirst,
+    preValidation: sendInputFirst('number'),
     handler: (fields, request) => sendTo(sessions, request.account, { to: fields.number }, fields, request.headers),
   });
 };

@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject } from '@fastify/type-provider-typebox';
 import type { preValidationHookHandler } from 'fastify';
-import { assertVcardSize, idempotencyKeyOf, LIMITS, SEND_CONTENT_LIMITS, SEND_TYPES, type SendRequest } from '@wagw/lib';
+import { assertVcardSize, idempotencyKeyOf, invalidArgument, LIMITS, SEND_CONTENT_LIMITS, SEND_TYPES, type SendRequest } from '@wagw/lib';
 import { MAX_URL_LENGTH } from '../plugins/limits';
 import type { SessionsClientApi } from '../sessionsClient';
 import { AccessToken, COMMON_ERRORS, envelope, errorResponses, InstanceId } from '../schemas';
@@ -59,23 +59,39 @@ export const sendContentFields = {
   access_token: AccessToken,
 };
 
+/** The recipient field of each send route, and the route that takes the other one. */
+const RECIPIENTS = { number: { route: 'send', other: 'group_id' }, group_id: { route: 'send_group', other: 'number' } } as const;
+
 /**
- * Refuses a vCard over its cap with its own code (400 vcard_too_large) before the schema does with its generic
- * invalid_request: the same answer as a card within maxLength characters but over the cap in bytes, and as gRPC
- * callers get from the sessions service. Anything but a string is left to the schema. Callback style, not async: it runs
- * on every send, and an async hook costs each request a promise and a turn of the microtask queue.
+ * The checks of a send route's raw input before its schema's, for faults with codes of their own:
+ * - the other route's recipient (`group_id` on send, `number` on send_group): 400 invalid_recipient. The schema would
+ *   drop it as an unknown field, and the message would go to the one recipient left, maybe not the one meant;
+ * - a vCard over its cap: 400 vcard_too_large before the schema's generic invalid_request (the same answer as a card
+ *   within maxLength characters but over the cap in bytes, and as gRPC callers get from the sessions service).
+ * Anything but a string vCard is left to the schema. Callback style, not async: it runs on every send, and an async
+ * hook costs each request a promise and a turn of the microtask queue.
  */
-export const vcardSizeFirst: preValidationHookHandler = (request, _reply, done) => {
-  const input = request.method === 'GET' ? request.query : request.body;
-  const vcard: unknown = typeof input === 'object' && input !== null && 'vcard' in input ? input.vcard : undefined;
-  try {
-    if (typeof vcard === 'string') assertVcardSize(vcard);
-  } catch (error) {
-    done(error as Error);
-    return;
-  }
-  done();
-};
+export const sendInputFirst =
+  (recipient: keyof typeof RECIPIENTS): preValidationHookHandler =>
+  (request, _reply, done) => {
+    const input = request.method === 'GET' ? request.query : request.body;
+    const fields: Record<string, unknown> = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+    const { route, other } = RECIPIENTS[recipient];
+    try {
+      if (fields[other] !== undefined) {
+        const otherRoute = RECIPIENTS[other].route;
+        throw invalidArgument(
+          'invalid_recipient',
+          `${route} takes ${recipient}, not ${other}: a message to a ${other === 'number' ? 'number' : 'group'} goes to ${otherRoute}`,
+        );
+      }
+      if (typeof fields.vcard === 'string') assertVcardSize(fields.vcard);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  };
 
 export type SendContentInput = Static<TObject<typeof sendContentFields>>;
 
