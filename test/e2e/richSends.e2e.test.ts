@@ -234,6 +234,9 @@ describe('richer sends and groups over HTTP with the sandbox connector', () => {
       const query = await stack.call(`/v1/send_group?instance_id=${id}&group_id=${encodeURIComponent(bad)}&type=text&message=x`);
       expect([bad, query.status, query.body.code]).toEqual([bad, 400, 'invalid_group_id']);
     }
+    // A simulated message in a group the instance is not in is a bad group id, not a connection that is down.
+    const elsewhere = await stack.call(`/v1/sandbox/inbound?instance_id=${id}&from=4917600000104&text=hi&group_id=120363000000000001@g.us`);
+    expect([elsewhere.status, elsewhere.body.code]).toEqual([400, 'invalid_group_id']);
     const fresh = (await stack.call('/v1/create_instance')).body.instance_id as string;
     const notConnected = await stack.call(`/v1/list_groups?instance_id=${fresh}`);
     expect([notConnected.status, notConnected.body.code]).toEqual([409, 'not_connected']);

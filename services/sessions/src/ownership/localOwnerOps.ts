@@ -1,5 +1,5 @@
 import { conflict, invalidArgument, type Logger } from '@wagw/lib';
-import { SANDBOX_MEDIA_KINDS, type SandboxMediaKind, type SandboxPlatform } from '../connector/sandbox';
+import { SANDBOX_MEDIA_KINDS, SandboxNotInGroup, type SandboxMediaKind, type SandboxPlatform } from '../connector/sandbox';
 import { markRead, overConnection } from '../inbound/inboundOps';
 import type { InboundRefStore } from '../inbound/inboundRefs';
 import type { NumberCheckThrottle } from '../session/numberCheckThrottle';
@@ -68,6 +68,7 @@ export const localOwnerOps = (
           groupId: groupId || null,
         });
       } catch (error) {
+        if (error instanceof SandboxNotInGroup) throw invalidArgument('invalid_group_id', error.message);
         throw conflict('not_connected', error instanceof Error ? error.message : 'The instance is not connected');
       }
     },

@@ -18,6 +18,9 @@ export const sandboxGroupsOf = (number: string): GroupInfo[] => {
 
 export const isSandboxGroupOf = (number: string, chat: string): boolean => sandboxGroupsOf(number).some((group) => group.id === chat);
 
+/** A simulated message in a group the instance is not in: a fault of the request, unlike a connection that is down. */
+export class SandboxNotInGroup extends Error {}
+
 /** A typing presence an instance showed (inspectable by tests and demos). */
 export interface SandboxPresence {
   to: string;

@@ -17,7 +17,7 @@ import { parseRef, ReadMarks, sandboxInboundMessage, type SandboxInbound, type S
 import { sandboxMediaFile } from './sandboxMedia';
 import { SandboxRestrictions } from './sandboxRestrictions';
 import { SentRecords, type SandboxSent } from './sentRecords';
-import { isSandboxGroupOf, PresenceLog, sandboxGroupsOf, type SandboxPresence } from './sandboxChats';
+import { isSandboxGroupOf, PresenceLog, SandboxNotInGroup, sandboxGroupsOf, type SandboxPresence } from './sandboxChats';
 import { sandboxTimingsOf, type SandboxOptions, type SandboxTimings } from './sandboxOptions';
 
 export type { SandboxOptions } from './sandboxOptions';
@@ -153,7 +153,9 @@ export class SandboxPlatform implements Connector {
   inject(instanceId: string, inbound: SandboxInbound): InboundMessage {
     const conn = this.connected(instanceId);
     if (!isDigits(inbound.from)) throw new Error(`The sender must be international digits without '+', got '${inbound.from}'`);
-    if (inbound.groupId && !isSandboxGroupOf(conn.number ?? '', inbound.groupId)) throw new Error(`Instance ${instanceId} is not in group ${inbound.groupId}`);
+    if (inbound.groupId && !isSandboxGroupOf(conn.number ?? '', inbound.groupId)) {
+      throw new SandboxNotInGroup(`Instance ${instanceId} is not in group ${inbound.groupId}: use a group list_groups answers`);
+    }
     const message = sandboxInboundMessage(inbound, inbound.platformMessageId ?? newPlatformMessageId(), this.now());
     conn.emit({ type: 'inbound', message });
     return message;
