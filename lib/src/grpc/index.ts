@@ -3,6 +3,7 @@ export * from './errors';
 export * from './unary';
 export * from './stream';
 export * from './serverStream';
+export { healthProbe } from './health';
 export type { InstancesClient, InstancesHandlers } from '../generated/wagw/instances/v1/Instances';
 export type { Instance__Output as InstanceMessage, Instance as InstanceInput } from '../generated/wagw/instances/v1/Instance';
 export type { HistoryChunk as HistoryChunkInput, HistoryChunk__Output as HistoryChunkMessage } from '../generated/wagw/instances/v1/HistoryChunk';

@@ -3,6 +3,7 @@ import {
   balancedChannelOptions,
   callServerStream,
   CallStreamClient,
+  healthProbe,
   loadInstancesProto,
   type HistoryChunkMessage,
   type SetWebhookRequest,
@@ -29,8 +30,8 @@ export const createInstancesClient = (address: string, timeoutMs = 5_000) => {
      */
     exportHistory: (request: HistoryRequest, signal?: AbortSignal) =>
       callServerStream<HistoryRequest, HistoryChunkMessage>(client.ExportHistory.bind(client), request, { itemWithinMs: timeoutMs, signal, readAhead: 0 }),
-    /** Resolves true when a connection to the service can be made within `ms`. */
-    ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    /** Resolves true when the service answers its health check (SERVING) within `ms`. */
+    ready: healthProbe(client),
     close: () => {
       calls.close();
       client.close();

@@ -2,6 +2,7 @@ import { credentials } from '@grpc/grpc-js';
 import {
   balancedChannelOptions,
   CallStreamClient,
+  healthProbe,
   loadSessionsProto,
   callServerStream,
   type CheckNumbersRequest,
@@ -41,7 +42,7 @@ export const createSessionsClient = (address: string, timeoutMs = 65_000) => {
     streamMedia: (request: MessageRequest, signal?: AbortSignal) =>
       callServerStream<MessageRequest, MediaChunkMessage>(client.StreamMedia.bind(client), request, { itemWithinMs: timeoutMs, signal }),
     sendUsage: (request: InstanceRequest) => calls.call('SendUsage', request, 5_000),
-    ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    ready: healthProbe(client),
     close: () => {
       calls.close();
       client.close();

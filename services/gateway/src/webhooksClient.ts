@@ -2,6 +2,7 @@ import { credentials } from '@grpc/grpc-js';
 import {
   balancedChannelOptions,
   CallStreamClient,
+  healthProbe,
   loadWebhooksProto,
   type ListDeliveriesRequest,
   type RedeliverRequest,
@@ -20,7 +21,7 @@ export const createWebhooksClient = (address: string, timeoutMs = 10_000) => {
     replay: (request: ReplayRequest) => calls.call('Replay', request, timeoutMs),
     /** A live events stream (no deadline: it lasts as long as its reader); cancel it to end it. */
     streamEvents: (request: StreamEventsRequest) => client.StreamEvents(request),
-    ready: (ms: number) => new Promise<boolean>((resolve) => client.waitForReady(Date.now() + ms, (error) => resolve(!error))),
+    ready: healthProbe(client),
     close: () => {
       calls.close();
       client.close();
