@@ -86,7 +86,7 @@ const ERROR_DOCS: Record<number, ErrorDoc> = {
   },
   503: {
     description:
-      'A dependency is down or electing a leader, or the instance was changed concurrently by another request more often than the service retries (`concurrent_update`): retry after `Retry-After` seconds',
+      'A dependency is down or electing a leader (`event_store_unavailable`, `service_unavailable`), a backend service did not answer in time (`service_timeout`), or the instance was changed concurrently by another request more often than the service retries (`concurrent_update`): retry after `Retry-After` seconds',
     example: { error: 'The event store (NATS) is unreachable', code: 'event_store_unavailable' },
     headers: headers('Retry-After'),
   },
