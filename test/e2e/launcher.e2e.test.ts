@@ -114,6 +114,31 @@ describe('launcher when PORT is taken by another program', () => {
     expect(launched.output()).not.toContain('Gateway ready');
     expect(existsSync(join(dataDir, 'nats'))).toBe(false);
   }, 30_000);
+
+  it('says so for a NATS_PORT in use too, and exits with code 1 before starting anything (it restarted nats-server in a loop)', async () => {
+    const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), NATS_PORT: String(port), WA_CONNECTOR: 'sandbox' });
+    const code = await exitCodeWithin(launched, 20_000);
+    if (code === 'still running') await stopLauncher(launched);
+    expect({ code, output: launched.output() }).toEqual({ code: 1, output: expect.stringContaining(`NATS_PORT ${port} on 127.0.0.1 is in use`) });
+    expect(existsSync(join(dataDir, 'nats'))).toBe(false);
+  }, 30_000);
+});
+
+describe('launcher with PORT=0 (any free port)', () => {
+  let dataDir: string;
+  let launched: Launched | null = null;
+  afterAll(async () => {
+    if (launched) await stopLauncher(launched);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('picks a port, becomes ready and prints the URL it listens on (it polled port 0 and gave up)', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-port0-'));
+    launched = await startLauncher({ DATA_DIR: dataDir, PORT: '0', WA_CONNECTOR: 'sandbox' }, 60_000);
+    const port = Number(/Gateway ready: {2}http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(launched.output())?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(await createInstance(`http://127.0.0.1:${port}`, bannerToken(launched))).toBe(200);
+  }, 90_000);
 });
 
 describe('launcher with NATS_REPLICAS=3 and its single nats-server', () => {

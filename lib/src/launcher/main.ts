@@ -122,7 +122,7 @@ const pickPorts = async (ports: ServicePorts): Promise<ServicePorts> => ({
 const main = async (): Promise<void> => {
   const env = process.env;
   const settings = launcherSettings(env);
-  const { dataDir, host, port } = settings;
+  const { dataDir, host } = settings;
   prepareDataDir(dataDir);
   try {
     acquireLauncherLock(dataDir);
@@ -130,7 +130,14 @@ const main = async (): Promise<void> => {
     if (error instanceof LauncherRunning) refuse(error.message);
     throw error;
   }
+  // PORT=0 (any free port) is picked here: the readiness poll and the banner need the port the gateway listens on.
+  const port = settings.port || (await freeFixedPort(host));
   await assertPortFree(host, port);
+  // A NATS_PORT held by another program: nats-server would fail to bind again and again while the services talked
+  // to that program instead.
+  if (settings.natsPort !== 0 && !settings.natsUrl && settings.clusterSize <= 1 && (await listenProblem(settings.natsPort, '127.0.0.1')) !== null) {
+    refuse(`NATS_PORT ${settings.natsPort} on 127.0.0.1 is in use by another program: stop it, or leave NATS_PORT unset (a free port)`);
+  }
   const jwtSecret = loadJwtSecret(dataDir, env);
   const local = await startLocalNats(env, settings);
   const natsUrl = local ? local.url : (settings.natsUrl ?? '');
