@@ -108,6 +108,9 @@ describe('npm run token (issuing)', () => {
       [['--account', 'acme', 'revoke'], 'unexpected word "revoke"'],
       [['revoke', '--account', 'acme'], 'revoke needs a TOKEN_ID'],
       [['revoke', 'abc', '--account', 'acme', '--force'], 'unknown option "--force"'],
+      // Repeated, the first was taken: an instance token with fewer scopes, or another account's.
+      [['--account', 'acme', '--instance', id, '--scopes', 'send', '--scopes', 'read,manage'], '--scopes given more than once: give it once'],
+      [['--account', 'acme', '--account', 'other'], '--account given more than once: give it once'],
     ] as const) {
       const result = await token([...args]);
       expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
@@ -115,6 +118,20 @@ describe('npm run token (issuing)', () => {
         code: 2,
         stdout: '',
         stderr: expect.stringMatching(new RegExp(`^${said}\\n(.|\\n)*usage:`)) as unknown,
+      });
+    }
+  });
+
+  it('refuses an account name no token can carry, for revoke too (it said "revoked")', async () => {
+    for (const args of [
+      ['--account', 'bad name'],
+      ['revoke', '0123456789abcdef0123456789abcdef', '--account', 'bad name'],
+    ]) {
+      const result = await token(args);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 2,
+        stderr: expect.stringContaining('--account: 1-64 letters') as unknown,
       });
     }
   });
@@ -152,6 +169,20 @@ describe('CLIs that need NATS, given a NATS_URL where no server answers', () => 
     expect(result.ms).toBeGreaterThan(4_000);
     expect(result.ms).toBeLessThan(12_000);
   };
+
+  it('npm run rebuild refuses a word it does not know (usage, exit 2) instead of only comparing where --write was meant', async () => {
+    for (const [args, said] of [
+      [['instance_states', '--wrte'], 'unknown option "--wrte"'],
+      [['instance_states', 'write'], 'unexpected word "write"'],
+    ] as const) {
+      const result = await run('lib/dist/cli/rebuild.js', [...args], { NATS_URL: natsUrl, DATA_DIR: dataDir });
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 2,
+        stderr: expect.stringMatching(new RegExp(`^${said}\\nusage:`)) as unknown,
+      });
+    }
+  });
 
   it('npm run rebuild gives up after about 5 s with one line naming the URL, exit code 2', async () => {
     expectGaveUp(await run('lib/dist/cli/rebuild.js', ['instance_states'], { NATS_URL: natsUrl, DATA_DIR: dataDir }));

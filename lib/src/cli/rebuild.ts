@@ -13,8 +13,11 @@ import { NATS_PATIENCE_MS } from './patience';
 const MODELS = [INSTANCE_STATES_MODEL];
 const args = process.argv.slice(2);
 const model = args.find((arg) => !arg.startsWith('--'));
-if (!model || !MODELS.includes(model)) {
-  process.stderr.write(`usage: npm run rebuild -- <read model> [--write]\nread models: ${MODELS.join(', ')}\n`);
+const USAGE = `usage: npm run rebuild -- <read model> [--write]\nread models: ${MODELS.join(', ')}\n`;
+// Every other word is --write: a mistyped one (`--wrte`) only compared, and the repair asked for was silently skipped.
+const stray = args.find((arg) => arg !== model && arg !== '--write');
+if (!model || !MODELS.includes(model) || stray !== undefined || args.filter((arg) => arg === '--write').length > 1) {
+  process.stderr.write(stray === undefined ? USAGE : `${stray.startsWith('-') ? 'unknown option' : 'unexpected word'} ${JSON.stringify(stray)}\n${USAGE}`);
   process.exit(2);
 }
 

@@ -1,4 +1,4 @@
-import { issueToken, parseScopes, storeRevocation } from '../auth';
+import { ACCOUNT_PATTERN, issueToken, parseScopes, storeRevocation } from '../auth';
 import { existingJwtSecret, resolveDataDir } from '../launcher/dataDir';
 import { createLogger } from '../log';
 import { connectNats } from '../nats';
@@ -39,9 +39,13 @@ const OPTIONS = new Set(['--account', '--days', '--instance', '--scopes']);
 const assertKnownWords = (): void => {
   if (args[0] === 'revoke' && (args[1] === undefined || args[1].startsWith('--'))) fail(`revoke needs a TOKEN_ID\n${USAGE}`);
   const rest = args[0] === 'revoke' ? args.slice(2) : args;
+  const seen = new Set<string>();
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
     if (!OPTIONS.has(word)) fail(`${word.startsWith('-') ? 'unknown option' : 'unexpected word'} ${JSON.stringify(word)}\n${USAGE}`);
+    // `--scopes send --scopes read,manage` took the first: which one was meant is not ours to guess.
+    if (seen.has(word)) fail(`${word} given more than once: give it once\n${USAGE}`);
+    seen.add(word);
     // Its value, unless the option lacks one (option() says so).
     if (rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) i++;
   }
@@ -85,6 +89,8 @@ const main = async (): Promise<void> => {
   assertKnownWords();
   const account = option('account');
   if (!account) return fail(USAGE);
+  // Checked for revoke too: a name no token can carry revokes nothing, and said "revoked".
+  if (!ACCOUNT_PATTERN.test(account)) return fail(`--account: 1-64 letters, digits, _ . @ - (starting with a letter or digit), got ${JSON.stringify(account)}`);
   if (args[0] === 'revoke') return revoke(account, args[1] ?? '');
   issue(account);
 };
