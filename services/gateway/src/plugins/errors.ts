@@ -98,7 +98,12 @@ export const invalidRequestAnswer = (context: string, errors: ValidationErrors):
  * Fields whose every refusal has a code of its own (README, OpenAPI): the schema's (a URL over 2,048 characters) as
  * the route's checks (`assertCallableUrl`).
  */
-const FIELD_CODES: Readonly<Record<string, string>> = { '/webhook_url': 'invalid_webhook_url', '/media_url': 'invalid_media_url' };
+const FIELD_CODES: Readonly<Record<string, string>> = {
+  '/webhook_url': 'invalid_webhook_url',
+  '/media_url': 'invalid_media_url',
+  // The header's schema (at most 64 characters) as the webhooks service's check of its form.
+  '/last-event-id': 'invalid_last_event_id',
+};
 
 /** The code of the one field the errors are about, when it has one. */
 const fieldCodeOf = (errors: ValidationErrors): string | undefined => {

@@ -72,6 +72,15 @@ describe('headers that hold one value', () => {
     expect(streamsOpened).toBe(0);
   });
 
+  it('refuses a Last-Event-ID over 64 characters with its own code, as any other malformed one', async () => {
+    const answer = await request('GET /v1/events HTTP/1.1', [`Last-Event-ID: evt_${'1'.repeat(61)}`]);
+    expect(rawAnswer(answer)).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: { error: 'Invalid headers: headers/last-event-id must NOT have more than 64 characters', code: 'invalid_last_event_id' },
+    });
+    expect(streamsOpened).toBe(0);
+  });
+
   it('checks the credential first: without a valid one it is 401, whatever else is wrong', async () => {
     const answer = await request(SEND, ['Idempotency-Key: a', 'Idempotency-Key: b'], 'Bearer garbage');
     expect(rawAnswer(answer)).toEqual({ status: 'HTTP/1.1 401 Unauthorized', body: expect.objectContaining({ code: 'invalid_token' }) });
