@@ -41,6 +41,11 @@ export class Lanes {
   }
 
   /** Resolves when every task pushed so far has finished. */
+  /** Whether no task is queued or running now. */
+  get isIdle(): boolean {
+    return this.tails.size === 0;
+  }
+
   async idle(): Promise<void> {
     while (this.tails.size > 0) await Promise.all([...this.tails.values()]);
   }

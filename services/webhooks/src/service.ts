@@ -144,12 +144,18 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       // Hand the sequencer role over, then finish the work this replica holds, taking no new instances meanwhile.
       membership.drain();
       await sequencer.stop();
-      await router.idle();
+      // Forwarded events stop being taken in the very turn the lanes are found empty. Taken a turn later (after the
+      // flush below), one was POSTed here while this replica said it left, and its leader handed it to another
+      // replica too: a POST twice, the second after the instance's next event (seen with a replica stopped under
+      // load). Forwarded from now on, an event finds no one here ("no responders"): its leader takes this replica
+      // for gone and hands the event on, with nothing of it in flight here.
+      do await router.idle();
+      while (!router.isIdle);
+      work.unsubscribe();
       sequencer.close();
       // The last answers to forwarded events leave (they are batched per turn) before this replica says it left.
       await new Promise((resolve) => setImmediate(resolve));
       await nats.nc.flush().catch(() => undefined);
-      work.unsubscribe();
       membership.stop();
       sender.close();
       await replayer.stop();

@@ -117,6 +117,11 @@ export class Router {
     while (this.late.size > 0) await Promise.all([...this.late]);
   }
 
+  /** Whether nothing is being worked on now: no event in a lane, no handed-off attempt whose outcome is unrecorded. */
+  get isIdle(): boolean {
+    return this.lanes.isIdle && this.late.size === 0;
+  }
+
   private async route(instanceId: string, delivery: StoreDelivery, arrived: boolean): Promise<void> {
     // In the lane, so in event order: its earlier events were worked on elsewhere (or before a restart).
     if (arrived) this.slow.arrived(instanceId);
