@@ -1,9 +1,8 @@
 import { freePort } from '@wagw/lib';
-import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import type { RunningGateway } from '../../services/gateway/src/service';
+import { gatewayInFront } from '../harness/gatewayInFront';
 import { startTestNats, type TestNats } from '../harness/natsServer';
 import { startServiceProcess, type ServiceProcess } from '../harness/serviceProcess';
-import { testLogger } from '../harness/logger';
-import { TEST_JWT_SECRET } from '../harness/stack';
 import { eventually } from '../harness/wait';
 
 /**
@@ -30,22 +29,7 @@ describe('the gateway’s readiness follows its services’ answers', () => {
         env: { ...common, SESSIONS_GRPC_ADDRESS: `127.0.0.1:${sessionsPort}`, SESSIONS_REPLICA_ID: 'ready-s1', WA_CONNECTOR: 'sandbox' },
       }),
     );
-    gateway = await startGateway(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        instancesAddress: `127.0.0.1:${instancesPort}`,
-        webhooksAddress: `127.0.0.1:${webhooksPort}`,
-        sessionsAddress: `127.0.0.1:${sessionsPort}`,
-        sandbox: true,
-        jwtSecret: TEST_JWT_SECRET,
-        bodyLimit: 64 * 1024,
-        natsUrl: nats.url,
-        replicaId: 'ready-gateway',
-        rateLimit: { accountMax: 1_000, anonymousMax: 1_000, windowMs: 60_000, syncMs: 100 },
-      },
-      testLogger('gateway'),
-    );
+    gateway = await gatewayInFront({ instances: instancesPort, webhooks: webhooksPort, sessions: sessionsPort }, nats.url, 'ready-gateway', 1_000);
     readyz = `http://127.0.0.1:${gateway.port}/readyz`;
   }, 90_000);
 

@@ -1,8 +1,8 @@
 import { freePort, issueToken } from '@wagw/lib';
-import { startGateway, type RunningGateway } from '../../services/gateway/src/service';
+import type { RunningGateway } from '../../services/gateway/src/service';
+import { gatewayInFront } from '../harness/gatewayInFront';
 import { startTestNats, type TestNats } from '../harness/natsServer';
 import { startServiceProcess, type ServiceProcess } from '../harness/serviceProcess';
-import { testLogger } from '../harness/logger';
 import { TEST_JWT_SECRET } from '../harness/stack';
 import { eventually, sleep } from '../harness/wait';
 
@@ -42,23 +42,8 @@ describe('a service restart under traffic', () => {
         SEND_QUEUE_MAX: '0',
       },
     });
-    gateway = await startGateway(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        instancesAddress: `127.0.0.1:${instancesPort}`,
-        // No webhooks service: none of the routes called here uses it.
-        webhooksAddress: `127.0.0.1:${webhooksPort}`,
-        sessionsAddress: `127.0.0.1:${sessionsPort}`,
-        sandbox: true,
-        jwtSecret: TEST_JWT_SECRET,
-        bodyLimit: 64 * 1024,
-        natsUrl: nats.url,
-        replicaId: 'restart-test-gateway',
-        rateLimit: { accountMax: 1_000_000, anonymousMax: 10_000, windowMs: 60_000, syncMs: 100 },
-      },
-      testLogger('gateway'),
-    );
+    // No webhooks service: none of the routes called here uses it.
+    gateway = await gatewayInFront({ instances: instancesPort, webhooks: webhooksPort, sessions: sessionsPort }, nats.url, 'restart-test-gateway');
     base = `http://127.0.0.1:${gateway.port}/v1`;
     instanceId = ((await (await fetch(`${base}/create_instance`, { headers })).json()) as { instance_id: string }).instance_id;
     expect((await call(`/get_qrcode?instance_id=${instanceId}`)).status).toBe(200);
