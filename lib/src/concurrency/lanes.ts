@@ -40,12 +40,17 @@ export class Lanes {
     this.tails.set(key, next);
   }
 
-  /** Resolves when every task pushed so far has finished. */
   /** Whether no task is queued or running now. */
   get isIdle(): boolean {
     return this.tails.size === 0;
   }
 
+  /** Resolves when the tasks pushed so far for `key` have finished (never rejects: a task's failure is its own). */
+  settled(key: string): Promise<void> {
+    return this.tails.get(key) ?? Promise.resolve();
+  }
+
+  /** Resolves when every task pushed so far has finished. */
   async idle(): Promise<void> {
     while (this.tails.size > 0) await Promise.all([...this.tails.values()]);
   }

@@ -34,6 +34,11 @@ export class FactRecorder {
     this.lanes.push(instanceId, () => this.untilStored(instanceId, what, append));
   }
 
+  /** Resolves once the facts queued so far under `instanceId` are stored or given up. */
+  stored(instanceId: string): Promise<void> {
+    return this.lanes.settled(instanceId);
+  }
+
   /** Resolves once every fact queued so far is stored or given up. */
   idle(): Promise<void> {
     return this.lanes.idle();

@@ -67,6 +67,11 @@ export class FactWriter {
     });
   }
 
+  /** Resolves once the connection facts reported so far for the instance are stored (or given up). */
+  connectionFactsStored(instanceId: string): Promise<void> {
+    return this.recorder.stored(instanceId);
+  }
+
   /** Remembers who a message went to, so its receipts can say so. */
   sending(messageId: string, to: string): void {
     this.recipients.set(messageId, to);

@@ -49,6 +49,12 @@ export class UnheldSweep {
     if (this.sessions.closing() || !this.sessions.idle(instanceId) || !this.registry.isLinked(instanceId)) return;
     try {
       if (!(await this.ownership.acquire(instanceId))) return;
+      // The registry may lag the log (this replica's, or one whose owner just ended the instance as failed or logged
+      // out and freed it): linked as of the log's end, or let go again.
+      if (!(await this.registry.reach(instanceId, CLAIM_REACH_MS)) || !this.registry.isLinked(instanceId)) {
+        await this.sessions.releaseIfIdle(instanceId);
+        return;
+      }
       this.logger.info({ instanceId }, 'taking over a linked instance');
       await this.sessions.start(instanceId);
     } catch (error) {
@@ -75,3 +81,6 @@ export class UnheldSweep {
     }
   }
 }
+
+/** How long a take-over waits for the registry to reach the instance's last event before it gives the lease back. */
+const CLAIM_REACH_MS = 2_000;
