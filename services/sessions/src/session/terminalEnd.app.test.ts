@@ -1,8 +1,9 @@
 import { InMemoryEventStore, instanceEvent, instanceStream, type AppendOptions, type AppendResult, type NewEvent } from '@wagw/lib';
 import { everyLease } from '../../../../test/harness/everyLease';
+import { LikeBaileys } from '../../../../test/harness/likeBaileysConnector';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually, sleep } from '../../../../test/harness/wait';
-import type { Connection, ConnectionEvent, Connector } from '../connector/port';
+import type { Connection, ConnectionEvent } from '../connector/port';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
@@ -27,12 +28,11 @@ class SlowStore extends InMemoryEventStore {
 }
 
 /** One connection per connect(), reporting `connected`; the test reports what comes next through `report`. */
-class ScriptedConnector implements Connector {
-  readonly name = 'scripted';
-  opened = 0;
+class ScriptedConnector extends LikeBaileys {
+  opens = 0;
   report: (event: ConnectionEvent) => void = () => undefined;
-  async connect(_instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
-    this.opened++;
+  override async connect(_instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
+    this.opens++;
     this.report = onEvent;
     setImmediate(() => onEvent({ type: 'connected', number: '4915112345678' }));
     const none = async (): Promise<never> => Promise.reject(new Error('not scripted'));
@@ -47,7 +47,6 @@ class ScriptedConnector implements Connector {
       close: async () => undefined,
     };
   }
-  async purge(): Promise<void> {}
 }
 
 describe('SessionManager: a connection WhatsApp ends for good (application, in-memory store)', () => {
@@ -90,6 +89,6 @@ describe('SessionManager: a connection WhatsApp ends for good (application, in-m
       5_000,
     );
     expect(released).toEqual(['forbidden']);
-    expect(connector.opened).toBe(1);
+    expect(connector.opens).toBe(1);
   });
 });
