@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 
 /** The built quickstart launcher (`npm start` runs it after building). */
 export const LAUNCHER = join(resolve(__dirname, '../..'), 'lib/dist/launcher/main.js');
@@ -48,6 +49,17 @@ export const logLines = (launched: Launched, msg: string): Array<Record<string, 
     .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}`))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/**
+ * Once the launcher has exited: its last lines (the "Stopped" line) may still be in the pipes, read after the exit
+ * event. Their end comes once no process writes there any more; the services it started share its output, so one
+ * that outlives it (a SIGKILLed launcher) keeps them open: then at most a second.
+ */
+const outputRead = (child: ChildProcess): Promise<void> => {
+  const ended = (stream: Readable | null): Promise<void> =>
+    stream === null || stream.readableEnded ? Promise.resolve() : new Promise((r) => stream.once('end', () => r()));
+  return Promise.race([Promise.all([ended(child.stdout), ended(child.stderr)]).then(() => undefined), new Promise<void>((r) => setTimeout(r, 1_000).unref())]);
+};
+
 /** The launcher's exit code once it exits by itself, or 'still running' after `ms`. */
 export const exitCodeWithin = (launched: Launched, ms: number): Promise<number | null | 'still running'> => {
   const child = launched.process;
@@ -56,7 +68,7 @@ export const exitCodeWithin = (launched: Launched, ms: number): Promise<number |
     const timer = setTimeout(() => resolve('still running'), ms);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve(code);
+      void outputRead(child).then(() => resolve(code));
     });
   });
 };
@@ -68,7 +80,7 @@ export const bannerToken = (launched: Launched): string | undefined => /export T
 export const stopLauncher = async (launched: Launched): Promise<number | null> => {
   const child = launched.process;
   if (!running(child)) return child.exitCode;
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => void outputRead(child).then(() => r(code))));
   child.kill('SIGINT');
   const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const code = await exited;
