@@ -1,8 +1,9 @@
 import { InMemoryEventStore, instanceEvent, instanceStream, isAppError, type InstanceEvent } from '@wagw/lib';
 import { testLogger } from '../../../../test/harness/logger';
+import { ScriptedConnector } from '../../../../test/harness/scriptedConnector';
 import { eventually } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
-import { ACCOUNT_RESTRICTED, type Connection, type ConnectionEvent, type Connector } from '../connector/port';
+import { ACCOUNT_RESTRICTED, type ConnectionEvent } from '../connector/port';
 import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
@@ -16,35 +17,6 @@ import type { Leases } from './sessionOptions';
 const NUMBER = '4915112345678';
 const TO = '4915199999999';
 const HOUR = 3_600_000;
-
-/** Connections that report only what the test emits; `emit` speaks for the instance's latest one. */
-class ScriptedConnector implements Connector {
-  readonly name = 'scripted';
-  private readonly listeners = new Map<string, (event: ConnectionEvent) => void>();
-
-  async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
-    this.listeners.set(instanceId, onEvent);
-    const none = async (): Promise<never> => Promise.reject(new Error('not scripted'));
-    return {
-      send: async () => undefined,
-      requestPairingCode: none,
-      checkNumbers: none,
-      listGroups: none,
-      setTyping: none,
-      markRead: none,
-      logout: none,
-      close: async () => undefined,
-    };
-  }
-
-  emit(instanceId: string, event: ConnectionEvent): void {
-    this.listeners.get(instanceId)?.(event);
-  }
-
-  downloadMedia = async (): Promise<never> => Promise.reject(new Error('not scripted'));
-  purge = async (): Promise<void> => undefined;
-  forgetContent = async (): Promise<void> => undefined;
-}
 
 /** This replica holds every lease (until a test says it lost one). */
 let loseLease: (instanceId: string) => void = () => undefined;

@@ -1,9 +1,8 @@
 import { InMemoryEventStore, instanceEvent, instanceStream, type AppendOptions, type AppendResult, type NewEvent } from '@wagw/lib';
 import { everyLease } from '../../../../test/harness/everyLease';
-import { LikeBaileys } from '../../../../test/harness/likeBaileysConnector';
 import { testLogger } from '../../../../test/harness/logger';
+import { ScriptedConnector } from '../../../../test/harness/scriptedConnector';
 import { eventually, sleep } from '../../../../test/harness/wait';
-import type { Connection, ConnectionEvent } from '../connector/port';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { InboundRefStore } from '../inbound/inboundRefs';
 import { InstanceRegistry } from '../registry/instanceRegistry';
@@ -24,28 +23,6 @@ class SlowStore extends InMemoryEventStore {
   override async append(stream: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (this.delayMs > 0) await sleep(this.delayMs);
     return super.append(stream, events, options);
-  }
-}
-
-/** One connection per connect(), reporting `connected`; the test reports what comes next through `report`. */
-class ScriptedConnector extends LikeBaileys {
-  opens = 0;
-  report: (event: ConnectionEvent) => void = () => undefined;
-  override async connect(_instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
-    this.opens++;
-    this.report = onEvent;
-    setImmediate(() => onEvent({ type: 'connected', number: '4915112345678' }));
-    const none = async (): Promise<never> => Promise.reject(new Error('not scripted'));
-    return {
-      send: none,
-      requestPairingCode: none,
-      checkNumbers: none,
-      listGroups: none,
-      setTyping: none,
-      markRead: none,
-      logout: none,
-      close: async () => undefined,
-    };
   }
 }
 
@@ -76,19 +53,20 @@ describe('SessionManager: a connection WhatsApp ends for good (application, in-m
     const connector = new ScriptedConnector();
     sessions = new SessionManager(connector, new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()), registry, leases, testLogger());
     await sessions.reconnect(ID);
+    connector.emit(ID, { type: 'connected', number: '4915112345678' });
     await eventually(
       async () => sessions.connected(ID) !== null,
       (up) => up,
     );
 
     store.delayMs = 300;
-    connector.report({ type: 'failed', reason: 'forbidden' });
+    connector.emit(ID, { type: 'failed', reason: 'forbidden' });
     await eventually(
       async () => released.length,
       (n) => n > 0,
       5_000,
     );
     expect(released).toEqual(['forbidden']);
-    expect(connector.opens).toBe(1);
+    expect(connector.connects).toBe(1);
   });
 });
