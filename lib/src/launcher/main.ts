@@ -94,13 +94,15 @@ const startLocalNats = async (env: NodeJS.ProcessEnv, settings: LauncherSettings
 const urlHost = (host: string): string => (isIPv6(host) ? `[${host}]` : host);
 
 /**
- * Nothing is started while PORT cannot be listened on: the gateway would crash-loop on it, and the readiness poll
- * would be answered by whatever holds the port (another npm start, any web server), printing a token for it.
+ * Nothing is started while PORT (or the local nats-server's NATS_PORT) cannot be listened on: the gateway would
+ * crash-loop on it, and the readiness poll would be answered by whatever holds the port (another npm start, any web
+ * server), printing a token for it; nats-server would fail to bind again and again while the services talked to the
+ * other program. `instead`: what to do about it.
  */
-const assertPortFree = async (host: string, port: number): Promise<void> => {
+const assertPortFree = async (variable: string, host: string, port: number, instead: { inUse: string; otherwise: string }): Promise<void> => {
   const problem = await listenProblem(port, host);
-  if (problem === 'EADDRINUSE') refuse(`PORT ${port} on ${host} is in use by another program: stop it, or start with PORT=<a free port>`);
-  else if (problem !== null) refuse(`cannot listen on PORT ${port} on HOST ${host} (${problem}): start with another PORT or HOST`);
+  if (problem === 'EADDRINUSE') refuse(`${variable} ${port} on ${host} is in use by another program: stop it, or ${instead.inUse}`);
+  else if (problem !== null) refuse(`cannot listen on ${variable} ${port} on ${host} (${problem}): ${instead.otherwise}`);
 };
 
 /** A backend service under the launcher: its gRPC address (`<NAME>_GRPC_ADDRESS`) and ops port are what it was given. */
@@ -132,11 +134,10 @@ const main = async (): Promise<void> => {
   }
   // PORT=0 (any free port) is picked here: the readiness poll and the banner need the port the gateway listens on.
   const port = settings.port || (await freeFixedPort(host));
-  await assertPortFree(host, port);
-  // A NATS_PORT held by another program: nats-server would fail to bind again and again while the services talked
-  // to that program instead.
-  if (settings.natsPort !== 0 && !settings.natsUrl && settings.clusterSize <= 1 && (await listenProblem(settings.natsPort, '127.0.0.1')) !== null) {
-    refuse(`NATS_PORT ${settings.natsPort} on 127.0.0.1 is in use by another program: stop it, or leave NATS_PORT unset (a free port)`);
+  await assertPortFree('PORT', host, port, { inUse: 'start with PORT=<a free port>', otherwise: 'start with another PORT or HOST' });
+  if (settings.natsPort !== 0 && !settings.natsUrl && settings.clusterSize <= 1) {
+    const instead = 'leave NATS_PORT unset (a free port)';
+    await assertPortFree('NATS_PORT', '127.0.0.1', settings.natsPort, { inUse: instead, otherwise: instead });
   }
   const jwtSecret = loadJwtSecret(dataDir, env);
   const local = await startLocalNats(env, settings);

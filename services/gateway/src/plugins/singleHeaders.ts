@@ -29,11 +29,9 @@ const SINGLE_HEADERS = [
  * the credential's check (a request without a valid one is a 401 whatever its headers) and before the schema's.
  */
 export const registerSingleHeaders = (api: FastifyInstance): void => {
-  api.addHook('preValidation', async (request) => {
-    for (const { name, display, code } of SINGLE_HEADERS) {
-      if (request.headers[name] !== undefined && headerCount(request, name) > 1) {
-        throw invalidArgument(code, `${display} given more than once: send one`);
-      }
-    }
+  // Callback style, not async: it runs on every request (`send` included), and an async hook costs each one a promise.
+  api.addHook('preValidation', (request, _reply, done) => {
+    const twice = SINGLE_HEADERS.find(({ name }) => request.headers[name] !== undefined && headerCount(request, name) > 1);
+    done(twice ? invalidArgument(twice.code, `${twice.display} given more than once: send one`) : undefined);
   });
 };
