@@ -1,4 +1,4 @@
-import { freePort } from '@wagw/lib';
+import { freeFixedPort } from '@wagw/lib';
 import type { RunningGateway } from '../../services/gateway/src/service';
 import { gatewayInFront } from '../harness/gatewayInFront';
 import { startTestNats, type TestNats } from '../harness/natsServer';
@@ -19,7 +19,7 @@ describe('the gateway’s readiness follows its services’ answers', () => {
 
   beforeAll(async () => {
     nats = await startTestNats();
-    const [instancesPort, sessionsPort, webhooksPort] = [await freePort(), await freePort(), await freePort()];
+    const [instancesPort, sessionsPort, webhooksPort] = [await freeFixedPort(), await freeFixedPort(), await freeFixedPort()];
     const common = { NATS_URL: nats.url, OPS_PORT: '0', LOG_LEVEL: 'info' };
     services.push(
       await startServiceProcess({ service: 'instances', env: { ...common, INSTANCES_GRPC_ADDRESS: `127.0.0.1:${instancesPort}` } }),
