@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '@wagw/lib';
+import { freeFixedPort } from '@wagw/lib';
 import { bannerToken, exitCodeWithin, launch, startLauncher, stopLauncher, type Launched } from '../harness/launcherProcess';
 import { alive, childrenOf } from '../harness/processes';
 import { sleep } from '../harness/wait';
@@ -21,7 +21,7 @@ describe('launcher (the quickstart process tree)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-'));
-    port = await freePort();
+    port = await freeFixedPort();
     launcher = await startLauncher({ DATA_DIR: dataDir, PORT: String(port) });
   }, 60_000);
 
@@ -55,7 +55,7 @@ describe('launcher (the quickstart process tree)', () => {
 
   it('refuses a second npm start on the same DATA_DIR (same PORT or another) with exit code 1, and the first keeps serving', async () => {
     const seconds: Array<{ code: number | null | 'still running'; output: string }> = [];
-    for (const secondPort of [port, await freePort()]) {
+    for (const secondPort of [port, await freeFixedPort()]) {
       const second = launch({ DATA_DIR: dataDir, PORT: String(secondPort) });
       const code = await exitCodeWithin(second, 20_000);
       if (code === 'still running') await stopLauncher(second);
@@ -96,7 +96,7 @@ describe('launcher when PORT is taken by another program', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-port-'));
-    port = await freePort();
+    port = await freeFixedPort();
     // Another local web app, answering 200 to every path as development servers of single-page apps do.
     other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>another app</html>'));
     await new Promise<void>((r) => other.listen(port, '127.0.0.1', () => r()));
@@ -116,7 +116,7 @@ describe('launcher when PORT is taken by another program', () => {
   }, 30_000);
 
   it('says so for a NATS_PORT in use too, and exits with code 1 before starting anything (it restarted nats-server in a loop)', async () => {
-    const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), NATS_PORT: String(port), WA_CONNECTOR: 'sandbox' });
+    const launched = launch({ DATA_DIR: dataDir, PORT: String(await freeFixedPort()), NATS_PORT: String(port), WA_CONNECTOR: 'sandbox' });
     const code = await exitCodeWithin(launched, 20_000);
     if (code === 'still running') await stopLauncher(launched);
     expect({ code, output: launched.output() }).toEqual({ code: 1, output: expect.stringContaining(`NATS_PORT ${port} on 127.0.0.1 is in use`) });
@@ -145,7 +145,7 @@ describe('launcher with NATS_REPLICAS=3 and its single nats-server', () => {
   it('says that it needs a cluster and exits with code 78 (a bad setting), instead of keeping one copy behind the setting', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-replicas-'));
     try {
-      const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), NATS_REPLICAS: '3', WA_CONNECTOR: 'sandbox' });
+      const launched = launch({ DATA_DIR: dataDir, PORT: String(await freeFixedPort()), NATS_REPLICAS: '3', WA_CONNECTOR: 'sandbox' });
       const code = await exitCodeWithin(launched, 20_000);
       if (code === 'still running') await stopLauncher(launched);
       expect({ code, output: launched.output() }).toEqual({ code: 78, output: expect.stringContaining('NATS_REPLICAS=3 needs a cluster') });
@@ -166,7 +166,7 @@ describe('launcher with HOST=::1 (IPv6 loopback)', () => {
 
   it('becomes ready and prints URLs with the address in brackets, which work', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-ipv6-'));
-    const port = await freePort('::1');
+    const port = await freeFixedPort('::1');
     launched = await startLauncher({ DATA_DIR: dataDir, PORT: String(port), HOST: '::1', WA_CONNECTOR: 'sandbox' }, 60_000);
     expect(launched.output()).toContain(`Gateway ready:  http://[::1]:${port}/v1`);
     expect(await createInstance(`http://[::1]:${port}`, bannerToken(launched))).toBe(200);
@@ -176,7 +176,7 @@ describe('launcher with HOST=::1 (IPv6 loopback)', () => {
 describe('launcher killed with SIGKILL', () => {
   it('leaves no process of its own running (services and nats-server), and the next start on the same DATA_DIR serves', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-kill-'));
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), WA_CONNECTOR: 'sandbox' };
+    const env = { DATA_DIR: dataDir, PORT: String(await freeFixedPort()), WA_CONNECTOR: 'sandbox' };
     const first = await startLauncher(env);
     let next: Launched | null = null;
     let children: number[] = [];

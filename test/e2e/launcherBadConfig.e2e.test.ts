@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@wagw/lib';
+import { freeFixedPort } from '@wagw/lib';
 import { exitCodeWithin, launch, logLines, stopLauncher } from '../harness/launcherProcess';
 import { alive } from '../harness/processes';
 
@@ -27,7 +27,7 @@ describe('launcher with a bad setting', () => {
     'that a service refuses (%s=%s): everything stops within seconds, one line says which, exit code 78, no restart',
     async (name, value, line) => {
       const started = Date.now();
-      const launched = launch({ DATA_DIR: dataDir, PORT: String(await freePort()), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info', [name]: value });
+      const launched = launch({ DATA_DIR: dataDir, PORT: String(await freeFixedPort()), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info', [name]: value });
       const code = await exitCodeWithin(launched, 15_000);
       if (code === 'still running') await stopLauncher(launched);
       const output = launched.output();
@@ -66,7 +66,7 @@ describe('launcher with a bad setting', () => {
     async (name, value, message) => {
       const file = join(dataDir, 'not-a-directory');
       writeFileSync(file, '');
-      const env = { DATA_DIR: dataDir, PORT: String(await freePort()), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info' };
+      const env = { DATA_DIR: dataDir, PORT: String(await freeFixedPort()), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info' };
       const launched = launch({ ...env, [name]: name === 'DATA_DIR' ? file : value });
       const code = await exitCodeWithin(launched, 15_000);
       if (code === 'still running') await stopLauncher(launched);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectNats, freePort } from '@wagw/lib';
+import { connectNats, freeFixedPort } from '@wagw/lib';
 import { bannerToken, logLines, startLauncher, stopLauncher, type Launched } from '../harness/launcherProcess';
 import { testLogger } from '../harness/logger';
 import { alive, childrenOf } from '../harness/processes';
@@ -27,7 +27,7 @@ describe('launcher with NATS_CLUSTER_SIZE=3', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-cluster-'));
-    port = await freePort();
+    port = await freeFixedPort();
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@wagw/lib';
+import { freeFixedPort } from '@wagw/lib';
 import { bannerToken, logLines, startLauncher, stopLauncher, type Launched } from '../harness/launcherProcess';
 import { alive, childrenOf, processGroupOf } from '../harness/processes';
 import { sleep } from '../harness/wait';
@@ -15,7 +15,7 @@ describe('launcher when its nats-server dies', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-nats-'));
-    port = await freePort();
+    port = await freeFixedPort();
     launched = await startLauncher({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox', LOG_LEVEL: 'info' });
   }, 60_000);
 
@@ -74,7 +74,7 @@ describe('launcher stopped by Ctrl-C in a terminal (SIGINT to its process group)
 
   it('stops the services first and nats-server last: exit code 0, no warning or error from any process', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'wagw-launcher-ctrlc-'));
-    const port = await freePort();
+    const port = await freeFixedPort();
     launched = await startLauncher({ DATA_DIR: dataDir, PORT: String(port), WA_CONNECTOR: 'sandbox' }, 45_000, { ownProcessGroup: true });
     const token = bannerToken(launched);
     const pid = launched.process.pid!;

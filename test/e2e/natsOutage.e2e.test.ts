@@ -58,7 +58,7 @@ describe('NATS outage over HTTP', () => {
       return Object.fromEntries(Object.keys(services).map((name, i) => [name, statuses[i]!]));
     };
     expect(await readiness()).toEqual({ instances: 200, webhooks: 200, sessions: 200 });
-    stack.nats.freeze();
+    await stack.nats.freeze();
     try {
       // Sessions answered 200 here until its pings to NATS failed (10 s).
       expect(await readiness()).toEqual({ instances: 503, webhooks: 503, sessions: 503 });

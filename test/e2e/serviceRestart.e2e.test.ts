@@ -1,4 +1,4 @@
-import { freePort, issueToken } from '@wagw/lib';
+import { freeFixedPort, issueToken } from '@wagw/lib';
 import type { RunningGateway } from '../../services/gateway/src/service';
 import { gatewayInFront } from '../harness/gatewayInFront';
 import { startTestNats, type TestNats } from '../harness/natsServer';
@@ -23,7 +23,8 @@ describe('a service restart under traffic', () => {
 
   beforeAll(async () => {
     nats = await startTestNats();
-    const [instancesPort, sessionsPort, webhooksPort] = [await freePort(), await freePort(), await freePort()];
+    // Below the ephemeral range (freeFixedPort): a parallel test's outgoing connection cannot take one between the pick and the bind.
+    const [instancesPort, sessionsPort, webhooksPort] = [await freeFixedPort(), await freeFixedPort(), await freeFixedPort()];
     // At info: the harness waits for each service's start line.
     const common = { NATS_URL: nats.url, OPS_PORT: '0', LOG_LEVEL: 'info' };
     instances = await startServiceProcess({

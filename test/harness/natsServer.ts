@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalNatsCluster, startLocalNatsServer, type LocalNatsCluster, type LocalNatsServer } from '@wagw/lib';
@@ -13,13 +13,29 @@ export interface TestNats {
   readonly storeDir: string;
   stop(): Promise<void>;
   restart(): Promise<void>;
-  /** Stops the server's process where it is (SIGSTOP): a machine that hangs, its connections open and silent. */
-  freeze(): void;
+  /**
+   * Stops the server's process where it is (SIGSTOP): a machine that hangs, its connections open and silent. Resolves
+   * once the kernel reports the process stopped, so that nothing the test sends next can still be answered.
+   */
+  freeze(): Promise<void>;
   /** Lets a frozen server run on (SIGCONT). */
   thaw(): void;
   /** Stops the server and deletes its store. */
   dispose(): Promise<void>;
 }
+
+/** Waits (at most 2 s) until /proc says the process is stopped (state T): a signal is sent at once but taken later. */
+const untilStopped = async (pid: number): Promise<void> => {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    // The state is the first field after the command's closing parenthesis (the command may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    if (state === 'T') return;
+    if (Date.now() > deadline) throw new Error(`nats-server ${pid} is not stopped 2 s after SIGSTOP (state ${state})`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
 
 export const startTestNats = async (): Promise<TestNats> => {
   const storeDir = mkdtempSync(join(tmpdir(), 'wagw-nats-'));
@@ -38,7 +54,11 @@ export const startTestNats = async (): Promise<TestNats> => {
       await stop();
       server = await startLocalNatsServer({ storeDir, port });
     },
-    freeze: () => server && process.kill(server.pid, 'SIGSTOP'),
+    freeze: async () => {
+      if (!server) throw new Error('freeze: the server is not running');
+      process.kill(server.pid, 'SIGSTOP');
+      await untilStopped(server.pid);
+    },
     thaw: () => server && process.kill(server.pid, 'SIGCONT'),
     dispose: async () => {
       await stop();
