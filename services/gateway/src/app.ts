@@ -26,6 +26,7 @@ import { registerShutdownRefusal, shutdownOptions } from './plugins/shutdown';
 import { DEFAULT_IDLE_TIMEOUT_MS } from './config';
 import { registerLimits } from './plugins/limits';
 import { requestLoggerFactory } from './plugins/requestLogger';
+import { registerDocsHead } from './plugins/docsHead';
 import { registerMethodNotAllowed } from './plugins/methodNotAllowed';
 import { parseQuery, registerStrictQuery } from './plugins/querystring';
 import { registerValidation } from './plugins/validation';
@@ -66,6 +67,9 @@ export interface GatewayDeps {
   /** `CORS_ORIGINS`: the origins of web pages that may call the API from a browser; absent, none. */
   corsOrigins?: CorsOrigins;
 }
+
+/** Where the API docs page (Swagger UI) lives. */
+const DOCS_PREFIX = '/v1/docs';
 
 const API_DESCRIPTION = `Send and receive WhatsApp messages through linked instances.
 
@@ -123,6 +127,7 @@ export const buildGateway = async ({
   registerErrorHandling(app);
   registerLimits(app, bodyLimit);
   registerStrictQuery(app);
+  registerDocsHead(app, DOCS_PREFIX);
   const methodsOf = registerMethodNotAllowed(app);
   const withOperationExamples = operationExamples({ bodyLimit, methodsOf });
   registerHttpMetrics(app);
@@ -156,7 +161,7 @@ export const buildGateway = async ({
     },
     transform: ({ schema, url, route }) => ({ schema: withOperationExamples(schema, route) ?? schema, url: url.replace(/^\/v1/, '') }),
   });
-  await app.register(swaggerUi, { routePrefix: '/v1/docs' });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
   // HEAD too (RFC 9110 §9.1): the document acts on nothing, like the static files.
   app.route({ method: ['GET', 'HEAD'], url: '/v1/openapi.json', handler: async () => app.swagger() });
 

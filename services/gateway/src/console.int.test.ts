@@ -52,6 +52,22 @@ describe('the console: methods on its paths', () => {
     expect([post.statusCode, post.headers.allow]).toEqual([405, 'GET, HEAD']);
   });
 
+  it.each(['/v1/docs', '/v1/docs/', '/v1/docs/json', '/v1/docs/yaml', '/v1/docs/static/index.html', '/v1/docs/static/swagger-initializer.js'])(
+    'answers HEAD %s (the API docs page) as its GET, without the body, and names both in Allow',
+    async (url) => {
+      const [get, head] = [await gateway.inject({ method: 'GET', url }), await gateway.inject({ method: 'HEAD', url })];
+      expect([head.statusCode, head.headers['content-type'], head.headers.location, head.body]).toEqual([
+        get.statusCode,
+        get.headers['content-type'],
+        get.headers.location,
+        '',
+      ]);
+      expect(get.statusCode).toBe(url.endsWith('index.html') ? 302 : 200);
+      const post = await gateway.inject({ method: 'POST', url });
+      expect([post.statusCode, post.headers.allow]).toEqual([405, 'GET, HEAD']);
+    },
+  );
+
   it.each([
     ['GET', '/v1/docs/static/nonexistent'],
     ['HEAD', '/v1/docs/static/nested/file.js'],

@@ -36,13 +36,18 @@ export type MethodsOf = (path: string) => ReadonlySet<string>;
  */
 export const registerMethodNotAllowed = (app: FastifyInstance): MethodsOf => {
   const methodsByPath = new Map<string, Set<string>>();
-  app.addHook('onRoute', ({ url, method }) => {
+  app.addHook('onRoute', ({ url, method, routePath, prefixTrailingSlash }) => {
     const listed = Array.isArray(method) ? method : [method];
     // CORS preflights (plugins/cors.ts) take OPTIONS on every path: that makes no path known.
     if (isCorsPreflightRoute(url, listed)) return;
-    const methods = methodsByPath.get(url) ?? new Set<string>();
-    for (const m of listed) methods.add(m);
-    methodsByPath.set(url, methods);
+    // A plugin's root route ('/' under a prefix) is routed at `/prefix` and, by Fastify's default ('both'), at
+    // `/prefix/` too, whose registration runs no onRoute hook: without this, POST /v1/docs/ was a 404.
+    const urls = routePath === '' && (prefixTrailingSlash ?? 'both') === 'both' ? [url, `${url}/`] : [url];
+    for (const path of urls) {
+      const methods = methodsByPath.get(path) ?? new Set<string>();
+      for (const m of listed) methods.add(m);
+      methodsByPath.set(path, methods);
+    }
   });
   /** The methods of the path's own route and of every wildcard route above it. */
   const methodsOf = (path: string): Set<string> => {
