@@ -44,6 +44,18 @@ describe('the console: methods on its paths', () => {
     expect(response.headers['content-security-policy']).toContain("default-src 'none'");
   });
 
+  it.each([
+    ['GET', '/'],
+    ['HEAD', '/'],
+    ['GET', '/console'],
+    ['HEAD', '/console'],
+  ])('redirects %s %s to the console page', async (method, url) => {
+    const response = await gateway.inject({ method: method as 'GET', url });
+    expect([response.statusCode, response.headers.location]).toEqual([302, '/console/']);
+    const post = await gateway.inject({ method: 'POST', url });
+    expect([post.statusCode, post.headers.allow]).toEqual([405, 'GET, HEAD']);
+  });
+
   it.each(['/healthz', '/readyz', '/metrics', '/v1/openapi.json'])('answers HEAD %s as its GET, without the body, and names both in Allow', async (url) => {
     const [get, head] = [await gateway.inject({ method: 'GET', url }), await gateway.inject({ method: 'HEAD', url })];
     expect([head.statusCode, head.headers['content-type'], head.body]).toEqual([get.statusCode, get.headers['content-type'], '']);

@@ -26,8 +26,8 @@ export const CONSOLE_CSP = [
 export const registerConsole = async (app: FastifyInstance): Promise<void> => {
   if (!existsSync(resolve(CONSOLE_DIR, 'dist/main.js')))
     app.log.warn({ dir: CONSOLE_DIR }, 'the console is not built (npm run build); /console will answer 404');
-  app.get('/', (_request, reply) => reply.redirect('/console/'));
-  app.get('/console', (_request, reply) => reply.redirect('/console/'));
+  // HEAD too, as the page it points to: a redirect acts on nothing (with `exposeHeadRoutes` off, a GET has no HEAD).
+  for (const url of ['/', '/console']) app.route({ method: ['GET', 'HEAD'], url, handler: (_request, reply) => reply.redirect('/console/') });
   await app.register(async (scope) => {
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('content-security-policy', CONSOLE_CSP);
