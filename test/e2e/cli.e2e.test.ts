@@ -108,6 +108,8 @@ describe('npm run token (issuing)', () => {
       [['--account', 'acme', 'revoke'], 'unexpected word "revoke"'],
       [['revoke', '--account', 'acme'], 'revoke needs a TOKEN_ID'],
       [['revoke', 'abc', '--account', 'acme', '--force'], 'unknown option "--force"'],
+      // Taken silently before, and meaningless: a revocation has no lifetime or scopes.
+      [['revoke', '0123456789abcdef0123456789abcdef', '--account', 'acme', '--days', '5'], '--days is for issuing a token; revoke takes --account only'],
       // Repeated, the first was taken: an instance token with fewer scopes, or another account's.
       [['--account', 'acme', '--instance', id, '--scopes', 'send', '--scopes', 'read,manage'], '--scopes given more than once: give it once'],
       [['--account', 'acme', '--account', 'other'], '--account given more than once: give it once'],
@@ -187,6 +189,16 @@ describe('CLIs that need NATS, given a NATS_URL where no server answers', () => 
   it('npm run rebuild gives up after about 5 s with one line naming the URL, exit code 2', async () => {
     expectGaveUp(await run('lib/dist/cli/rebuild.js', ['instance_states'], { NATS_URL: natsUrl, DATA_DIR: dataDir }));
   }, 30_000);
+
+  it('npm run token -- revoke refuses a malformed token id at once, before it connects (it waited 5 s and named NATS)', async () => {
+    const result = await run('lib/dist/cli/token.js', ['revoke', 'ABC', '--account', 'acme'], { NATS_URL: natsUrl, DATA_DIR: dataDir });
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'token_id: the 32 hex characters printed when the token was issued\n',
+    });
+    expect(result.ms).toBeLessThan(3_000);
+  });
 
   it('npm run token -- revoke gives up after about 5 s with one line naming the URL, exit code 2', async () => {
     expectGaveUp(

@@ -1,4 +1,4 @@
-import { ACCOUNT_PATTERN, issueToken, parseScopes, storeRevocation } from '../auth';
+import { ACCOUNT_PATTERN, assertTokenId, issueToken, parseScopes, storeRevocation } from '../auth';
 import { existingJwtSecret, resolveDataDir } from '../launcher/dataDir';
 import { createLogger } from '../log';
 import { connectNats } from '../nats';
@@ -31,6 +31,8 @@ const option = (name: string): string | undefined => {
 };
 
 const OPTIONS = new Set(['--account', '--days', '--instance', '--scopes']);
+/** Revoking takes the account only: `--days` there was taken silently and meant nothing. */
+const REVOKE_OPTIONS = new Set(['--account']);
 
 /**
  * Every word is a known option or its value, after `revoke TOKEN_ID` when revoking: a mistyped option (`--instanse`)
@@ -38,10 +40,12 @@ const OPTIONS = new Set(['--account', '--days', '--instance', '--scopes']);
  */
 const assertKnownWords = (): void => {
   if (args[0] === 'revoke' && (args[1] === undefined || args[1].startsWith('--'))) fail(`revoke needs a TOKEN_ID\n${USAGE}`);
-  const rest = args[0] === 'revoke' ? args.slice(2) : args;
+  const revoking = args[0] === 'revoke';
+  const rest = revoking ? args.slice(2) : args;
   const seen = new Set<string>();
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
+    if (revoking && OPTIONS.has(word) && !REVOKE_OPTIONS.has(word)) fail(`${word} is for issuing a token; revoke takes --account only\n${USAGE}`);
     if (!OPTIONS.has(word)) fail(`${word.startsWith('-') ? 'unknown option' : 'unexpected word'} ${JSON.stringify(word)}\n${USAGE}`);
     // `--scopes send --scopes read,manage` took the first: which one was meant is not ours to guess.
     if (seen.has(word)) fail(`${word} given more than once: give it once\n${USAGE}`);
@@ -74,6 +78,8 @@ const issue = (account: string): void => {
 
 const revoke = async (account: string, tokenId: string): Promise<void> => {
   const url = process.env.NATS_URL;
+  // The id's form first: a mistyped id was reported only after NATS answered (5 s and NATS's error when unreachable).
+  assertTokenId(tokenId);
   if (!url) fail("revoke needs NATS_URL (the gateway cluster's NATS), or call /v1/revoke_token with an account token");
   // A wrong NATS_URL fails after a few seconds with one line, instead of retrying for ever as a service would.
   const nats = await connectNats({ url: url ?? '', name: 'token-cli', logger: createLogger('token', 'warn'), giveUpAfterMs: NATS_PATIENCE_MS });
