@@ -96,7 +96,7 @@ export const sendInputFirst =
 export type SendContentInput = Static<TObject<typeof sendContentFields>>;
 
 export const SendResponse = {
-  200: envelope({ message_id: Type.String() }, { message: 'Message accepted for sending', message_id: 'm_3a1f09c2b7d4e6f8a0b1c2d3' }),
+  200: envelope({ message_id: Type.String() }, { message: 'Message accepted for sending', message_id: 'm_3a1f09c2b7d4e6f8a0b1c2d3e4f5a6b7' }),
   ...errorResponses(...COMMON_ERRORS, 404),
   ...conflictResponse(['not_linked', 'instance_logged_out_on_phone', 'message_not_sent', 'idempotency_key_reused']),
 };
