@@ -50,7 +50,13 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ instances: InstancesClie
           from: Type.String({ pattern: PHONE_NUMBER_PATTERN }),
           text: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.text })),
           media: Type.Optional(Type.Union(SANDBOX_MEDIA_KINDS.map((kind) => Type.Literal(kind)))),
-          media_size: Type.Optional(Type.Integer({ minimum: 1, maximum: WHATSAPP_FILE_MAX_BYTES, description: 'Bytes of the sample file' })),
+          media_size: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: WHATSAPP_FILE_MAX_BYTES,
+              description: "Bytes of the sample file; a value below its kind's smallest file (its header, at most 66 bytes) gives that smallest file",
+            }),
+          ),
           push_name: Type.Optional(Type.String({ maxLength: 128 })),
           group_id: Type.Optional(Type.String({ maxLength: 64, description: 'A message in this group (one list_groups answers) from `from`' })),
           access_token: AccessToken,
