@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { freeFixedPort } from '@wagw/lib';
 import { bannerToken, logLines, startLauncher, stopLauncher, type Launched } from '../harness/launcherProcess';
 import { alive, childrenOf, processGroupOf } from '../harness/processes';
-import { sleep } from '../harness/wait';
+import { eventually, sleep } from '../harness/wait';
 
 /** The launcher keeps its own nats-server running: a crash of it is logged and repaired, not a silent outage. */
 describe('launcher when its nats-server dies', () => {
@@ -49,7 +49,13 @@ describe('launcher when its nats-server dies', () => {
     const exit = logLines(launched, 'local nats-server exited')[0];
     expect(exit).toMatchObject({ natsPid, signal: 'SIGKILL', code: null, output: expect.any(Array) });
     expect((exit?.output as string[]).join('\n')).toContain('Server is ready');
-    const restarted = logLines(launched, 'restarted local nats-server')[0];
+    // The services reconnect as soon as the new server accepts, which may be before the launcher (polling its port
+    // every 50 ms) has logged the restart: the line may come a moment after the first 200 (seen once in CI).
+    const restarted = await eventually(
+      async () => logLines(launched, 'restarted local nats-server')[0],
+      (line) => line !== undefined,
+      5_000,
+    );
     expect(restarted).toMatchObject({ url: started?.url, storeDir: started?.storeDir });
     expect(restarted?.natsPid).not.toBe(natsPid);
     expect(alive(restarted?.natsPid as number)).toBe(true);
