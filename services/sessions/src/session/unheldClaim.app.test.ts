@@ -1,11 +1,12 @@
 import { InMemoryEventStore, instanceEvent, instanceStream, type Subscription, type SubscribeOptions } from '@wagw/lib';
 import { everyLease } from '../../../../test/harness/everyLease';
+import { registryWithLinked } from '../../../../test/harness/linkedRegistry';
 import { testLogger } from '../../../../test/harness/logger';
 import { ScriptedConnector } from '../../../../test/harness/scriptedConnector';
 import { eventually, sleep } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { InboundRefStore } from '../inbound/inboundRefs';
-import { InstanceRegistry } from '../registry/instanceRegistry';
+import { type InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
 
@@ -54,18 +55,7 @@ describe('SessionManager: claiming a freed lease (application, in-memory store)'
 
   beforeEach(async () => {
     store = new LaggingStore();
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
-    const now = new Date().toISOString();
-    await store.append(
-      instanceStream(ID),
-      [instanceEvent('InstanceCreated', now, { instance_id: ID, account: 'acme' }), instanceEvent('InstanceLinked', now, { number: '4915112345678' })],
-      { expectedVersion: 0, commandId: 'linked' },
-    );
-    await eventually(
-      async () => registry.isLinked(ID),
-      (linked) => linked,
-    );
+    registry = await registryWithLinked(store, ID);
     released = [];
     claim = () => undefined;
     const leases = {
