@@ -1,1 +1,2 @@
 export * from './appError';
+export * from './unrouted';

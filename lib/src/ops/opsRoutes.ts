@@ -20,13 +20,16 @@ export const caughtUpReadiness =
     return { ready: true };
   };
 
+/** The ops routes' methods (an ops server answers another method on their paths 405). */
+export const OPS_METHODS = ['GET', 'HEAD'] as const;
+
 /**
  * `/healthz` (the process runs), `/readyz` (it can serve) and `/metrics` (Prometheus), outside any auth (untagged, so
  * the OpenAPI document leaves them out). Each answers HEAD too, as RFC 9110 §9.1 asks of GET: some load balancers
  * probe with it, and the gateway adds no HEAD route of its own (app.ts, `exposeHeadRoutes`).
  */
 export const registerOpsRoutes = (app: FastifyInstance, readiness: ReadinessCheck): void => {
-  const methods: ['GET', 'HEAD'] = ['GET', 'HEAD'];
+  const methods = [...OPS_METHODS];
   app.route({ method: methods, url: '/healthz', handler: async () => ({ status: 'ok' }) });
   app.route({
     method: methods,

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { TOKEN_SCOPES } from '@wagw/lib';
+import { methodNotAllowedAnswer, TOKEN_SCOPES } from '@wagw/lib';
 import type { FastifySchema } from 'fastify';
 import { invalidRequestAnswer } from './plugins/errors';
 import { bodyTooLargeAnswer } from './plugins/limits';
-import { methodNotAllowedAnswer, type MethodsOf } from './plugins/methodNotAllowed';
+import { type MethodsOf } from './plugins/methodNotAllowed';
 import { undecodableQueryAnswer } from './plugins/querystring';
 import { instanceTokenRefusal, scopeOf } from './plugins/scopes';
 import { compileValidator } from './plugins/validation';

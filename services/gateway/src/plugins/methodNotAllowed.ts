@@ -1,14 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { methodNotAllowedAnswer, routeNotFoundBody } from '@wagw/lib';
 import { isCorsPreflightRoute } from './cors';
-
-/**
- * The 405 of `method` on `path`, which takes `allowed`: the `Allow` header and the body. The not-found handler answers
- * with it, and the OpenAPI document makes each operation's 405 example with it.
- */
-export const methodNotAllowedAnswer = (method: string, path: string, allowed: Iterable<string>) => {
-  const allow = [...allowed].sort().join(', ');
-  return { allow, body: { error: `Method ${method} is not allowed on ${path}; use ${allow}`, code: 'method_not_allowed' } };
-};
 
 /**
  * The path as the router matched it: percent-encoded characters decoded (`/v1/st%61tus` is `/v1/status`), but not
@@ -63,7 +55,7 @@ export const registerMethodNotAllowed = (app: FastifyInstance): MethodsOf => {
       const { allow, body } = methodNotAllowedAnswer(request.method, path, allowed);
       return reply.code(405).header('allow', allow).send(body);
     }
-    return reply.code(404).send({ error: `Route ${request.method} ${path} not found`, code: 'route_not_found' });
+    return reply.code(404).send(routeNotFoundBody(request.method, path));
   });
   return methodsOf;
 };
