@@ -99,6 +99,25 @@ describe('webhook replay over HTTP (GET /v1/replay_webhooks)', () => {
     expect(env.receiver.on('/window').map((r) => r.id)).toEqual([first!.id, got[1]!.id, first!.id]);
   });
 
+  it('answers a retry with the same Idempotency-Key with the same replay, each event sent once; another window with 409', async () => {
+    const id = await create();
+    const since = new Date(Date.now() - 60_000).toISOString();
+    for (let i = 0; i < 2; i++) expect((await env.stack.call(`/v1/reset_instance?instance_id=${id}`)).status).toBe(200);
+    await setWebhook(id, '/keyed');
+    const path = `/v1/replay_webhooks?instance_id=${id}&since=${encodeURIComponent(since)}&types=instance.reset`;
+    const headers = { 'Idempotency-Key': `replay-${id}` };
+    const first = await env.stack.call(path, { headers });
+    const retry = await env.stack.call(path, { headers });
+    expect([first.status, retry.status]).toEqual([200, 200]);
+    expect(retry.body.replay_id).toBe(first.body.replay_id);
+    await env.receiver.waitFor('/keyed', 2);
+    const other = await env.stack.call(`${path},message.received`, { headers });
+    expect([other.status, other.body.code]).toEqual([409, 'idempotency_key_reused']);
+    // One replay ran: its two events, each once (a second replay would have sent them again).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(env.receiver.received.filter((r) => r.path === '/keyed')).toHaveLength(2);
+  });
+
   it('answers 409 while the webhook is off and 400 for a bad window or type', async () => {
     const id = await create();
     await setWebhook(id, '/off', false);

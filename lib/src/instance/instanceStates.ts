@@ -25,18 +25,30 @@ export interface InstanceChange {
   at: string;
 }
 
+/** Where in the log the instance's webhook was last switched on (or set), and off again (null: on since). */
+export interface WebhookOnPeriod {
+  from: number;
+  until: number | null;
+}
+
 /** One instance in the model: its state, and where in the log its last reset was (sends accepted before it are void). */
 export interface InstanceEntry {
   state: ExistingInstance;
   resetSequence: number;
+  /** The webhook's last period on (null: never on): whether an event was raised while the webhook was on. */
+  webhookOn: WebhookOnPeriod | null;
 }
+
+/** Whether the instance's webhook delivers: switched on, to a URL. */
+const webhookOn = (state: InstanceState): boolean => state.exists && Boolean(state.webhook?.enabled && state.webhook.url);
 
 /** The read model's name and version in checkpoints. Bump the version when `evolveInstance` changes what a state means. */
 export const INSTANCE_STATES_MODEL = 'instance_states';
 // 2: states carry `restriction` (InstanceRestricted, InstanceRestrictionLifted).
 // 3: states carry `dataErasedAt` (InstanceDataErased).
 // 4: a logout (InstanceLoggedOut) and a link to another number (InstanceLinked) end the restriction.
-export const INSTANCE_STATES_VERSION = 4;
+// 5: entries carry `webhookOn`, the webhook's last period on.
+export const INSTANCE_STATES_VERSION = 5;
 
 /**
  * Every instance's state, folded from the instance streams by the aggregate's own `evolve`: the one read model the
@@ -91,6 +103,15 @@ export class InstanceStates implements FoldedModel {
   }
 
   /** The log sequence of the instance's last reset, or 0. */
+  /**
+   * Whether the instance's webhook was on at the event at `sequence` (raised after the webhook's last switch on and
+   * before its switch off since, if any). Only the last period is kept: an event of an earlier one reads as "off".
+   */
+  webhookOnAt(instanceId: string, sequence: number): boolean {
+    const period = this.entries.get(instanceId)?.webhookOn;
+    return Boolean(period && period.from <= sequence && (period.until === null || sequence < period.until));
+  }
+
   resetSequenceOf(instanceId: string): number {
     return this.entries.get(instanceId)?.resetSequence ?? 0;
   }
@@ -141,8 +162,19 @@ export class InstanceStates implements FoldedModel {
     for (const event of commit.events) after = evolveInstance(after, upcastInstanceEvent(event));
     if (!after.exists) return;
     const reset = before.exists && after.resets !== before.resets;
-    this.entries.set(instanceId, { state: after, resetSequence: reset ? commit.sequence : (entry?.resetSequence ?? 0) });
+    this.entries.set(instanceId, {
+      state: after,
+      resetSequence: reset ? commit.sequence : (entry?.resetSequence ?? 0),
+      webhookOn: nextWebhookOn(entry?.webhookOn ?? null, webhookOn(before), webhookOn(after), commit.sequence),
+    });
     for (const listener of this.listeners)
       listener({ instanceId, before, after, sequence: commit.sequence, at: commit.events[commit.events.length - 1]!.occurredAt });
   }
 }
+
+/** The webhook's last period on after a commit at `sequence` that found it `wasOn` and left it `isOn`. */
+const nextWebhookOn = (period: WebhookOnPeriod | null, wasOn: boolean, isOn: boolean, sequence: number): WebhookOnPeriod | null => {
+  if (!wasOn && isOn) return { from: sequence, until: null };
+  if (wasOn && !isOn && period) return { from: period.from, until: sequence };
+  return period;
+};

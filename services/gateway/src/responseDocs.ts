@@ -148,7 +148,7 @@ const CONFLICTS = {
     error: 'quoted_message_id: message m_7f64c90477e34e8a98f377acb0790842 failed to send: WhatsApp never had it; nothing to reply or react to',
   },
   idempotency_key_reused: {
-    when: 'the Idempotency-Key was used for another message',
+    when: 'the Idempotency-Key was used for another request of its kind (another message; a replay of another window)',
     error: 'This Idempotency-Key was used for another message of this instance; use a new key for a new message',
   },
   not_connected: { when: 'the instance has no open connection', error: 'The instance is not connected: groups are listed over its connection' },

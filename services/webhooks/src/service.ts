@@ -149,9 +149,7 @@ export const startWebhooksService = async (config: WebhooksConfig, logger: Logge
       // replica too: a POST twice, the second after the instance's next event (seen with a replica stopped under
       // load). Forwarded from now on, an event finds no one here ("no responders"): its leader takes this replica
       // for gone and hands the event on, with nothing of it in flight here.
-      do await router.idle();
-      while (!router.isIdle);
-      work.unsubscribe();
+      await router.finish(() => work.unsubscribe());
       sequencer.close();
       // The last answers to forwarded events leave (they are batched per turn) before this replica says it left.
       await new Promise((resolve) => setImmediate(resolve));

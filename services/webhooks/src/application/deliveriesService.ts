@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   conflict,
   DELIVERY_STATUSES,
@@ -17,6 +17,7 @@ import { foldDelivery, upcastDelivery, type Delivery, type DeliveryStatus } from
 import type { EndpointDirectory } from '../endpoints/endpointDirectory';
 import { decideReplay } from '../replay/decisions';
 import { replayStream } from '../replay/events';
+import { evolveReplay, initialReplayState, upcastReplay } from '../replay/state';
 import { scanNewestDeliveries, type ScannedDelivery } from './deliveryScan';
 
 /** Dead deliveries one `redeliver_webhooks` call (without a delivery id) takes at most; a second call takes the rest. */
@@ -107,12 +108,29 @@ export class DeliveriesService {
    * Asks for a replay of the instance's past events (from `since`, up to `until`, of `types`) to its current webhook;
    * the replayer works it (see worker/replayer). Answers the replay's id.
    */
-  async replay(account: string, instanceId: string, window: { since: string; until: string; types: string }): Promise<string> {
+  /**
+   * Records a replay and answers its id. With an Idempotency-Key (`key`) the id is made from it, so a retry (say,
+   * after a 503 whose request was taken after all) finds the replay recorded and answers it, starting nothing new.
+   */
+  async replay(account: string, instanceId: string, window: { since: string; until: string; types: string }, key = ''): Promise<string> {
     await this.assertOwner(account, instanceId);
-    const replayId = `rpl_${randomBytes(6).toString('hex')}`;
+    const replayId = key
+      ? `rpl_${createHash('sha256').update(`${instanceId}\u0000${key}`).digest('hex').slice(0, 12)}`
+      : `rpl_${randomBytes(6).toString('hex')}`;
+    const stream = replayStream(instanceId, replayId);
+    const recorded = key
+      ? (await this.deliveries.readStream(stream)).flatMap((c) => c.events.map(upcastReplay)).reduce(evolveReplay, initialReplayState())
+      : undefined;
     const now = new Date().toISOString();
-    const events = decideReplay({ replayId, instanceId, ...window, now }, this.endpoints.get(instanceId)?.enabled === true);
-    await this.deliveries.append(replayStream(instanceId, replayId), events, { expectedVersion: 0, commandId: replayId });
+    const events = decideReplay({ replayId, instanceId, ...window, now }, this.endpoints.get(instanceId)?.enabled === true, recorded);
+    if (events.length === 0) return replayId;
+    try {
+      await this.deliveries.append(stream, events, { expectedVersion: 0, commandId: replayId });
+    } catch (error) {
+      // The same key's request recorded it meanwhile: decided again against it (the same replay, or another window).
+      if (!key || !isVersionConflict(error)) throw error;
+      return this.replay(account, instanceId, window, key);
+    }
     return replayId;
   }
 

@@ -40,7 +40,7 @@ export const webhooksHandlers = (service: DeliveriesService, live: LiveEvents, l
     deliveryIds: await service.redeliver(r.account, r.instanceId, r.deliveryId),
   })),
   Replay: unaryHandler(logger, 'Replay', async (r) => ({
-    replayId: await service.replay(r.account, r.instanceId, { since: r.since, until: r.until, types: r.types }),
+    replayId: await service.replay(r.account, r.instanceId, { since: r.since, until: r.until, types: r.types }, r.idempotencyKey),
   })),
   StreamEvents: serverStreamHandler(logger, 'StreamEvents', async (r) => {
     const feed = await live.open({ account: r.account, instanceId: r.instanceId, types: r.types, lastEventId: r.lastEventId });

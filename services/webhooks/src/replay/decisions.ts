@@ -1,4 +1,5 @@
-import { invalidArgument, parseIsoTime, parseWebhookEventTypes } from '@wagw/lib';
+import { isDeepStrictEqual } from 'node:util';
+import { conflict, invalidArgument, parseIsoTime, parseWebhookEventTypes } from '@wagw/lib';
 import { assertWebhookOn } from '../delivery/decisions';
 import { replayEvent, type ReplayEvent } from './events';
 import type { ReplayState } from './state';
@@ -13,13 +14,22 @@ export interface ReplayCommand {
   now: string;
 }
 
-/** A replay of past events to the current webhook: needs a webhook that is on (409) and a valid window and types (400). */
-export const decideReplay = (command: ReplayCommand, webhookEnabled: boolean): ReplayEvent[] => {
+/**
+ * A replay of past events to the current webhook: needs a webhook that is on (409) and a valid window and types (400).
+ * `state` is the replay already recorded under this id (a retry with the same Idempotency-Key): the same window
+ * records nothing new (the client gets the same replay), another one is 409 idempotency_key_reused.
+ */
+export const decideReplay = (command: ReplayCommand, webhookEnabled: boolean, state: ReplayState = { exists: false }): ReplayEvent[] => {
   if (!command.since) throw invalidArgument('invalid_time', 'since is required: an ISO 8601 time with a time zone, e.g. 2026-11-23T10:00:00Z');
   const since = parseIsoTime(command.since, 'since').getTime();
   const until = command.until ? parseIsoTime(command.until, 'until').getTime() : null;
   if (until !== null && until < since) throw invalidArgument('invalid_time_range', 'until must not be before since');
   const types: string[] = parseWebhookEventTypes(command.types, 'types');
+  if (state.exists) {
+    const { request } = state;
+    if (request.since === since && request.until === until && isDeepStrictEqual(request.types, types)) return [];
+    throw conflict('idempotency_key_reused', 'This Idempotency-Key was used for another replay of this instance; use a new key for a new replay');
+  }
   assertWebhookOn(webhookEnabled, 'replaying events to it');
   return [replayEvent('ReplayRequested', command.now, { replay_id: command.replayId, instance_id: command.instanceId, since, until, types })];
 };

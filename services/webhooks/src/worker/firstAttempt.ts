@@ -1,5 +1,5 @@
 import { erasedPayloadData, isVersionConflict, type EventStore, type ExpectedVersion, type NewEvent } from '@wagw/lib';
-import { decideDrop } from '../delivery/decisions';
+import { decideDrop, WEBHOOK_OFF } from '../delivery/decisions';
 import { deliveredStream, deliveryEvent, deliveryStream, type DeliveryScheduled } from '../delivery/events';
 import { evolveDelivery, initialDeliveryState, type Delivery } from '../delivery/state';
 import type { WebhookEvent } from '../routing/webhookEvent';
@@ -15,7 +15,12 @@ export interface FirstAttemptDeps {
   breaker: CircuitBreaker;
   /** The instance's latest erasure: payloads of events before it are not sent with their content (contentErasure). */
   erasure: ErasureView;
+  /** The webhook settings' read model (the endpoint directory): a 410's switch-off is waited for there. */
+  settings: { reach(instanceId: string, timeoutMs: number): Promise<boolean> };
 }
+
+/** How long a first attempt that switched the webhook off waits for the settings' read model to show it. */
+const SWITCH_OFF_REACH_MS = 5_000;
 
 /** Which delivery an attempt is for: a live event's own (`deliveryId` = its webhook-id), or a replay's (`replayOf`). */
 export interface DeliveryTarget {
@@ -103,6 +108,22 @@ export const recordDropped = async (
 export const recordErasedDrop = (deliveries: EventStore, instanceId: string, webhook: WebhookEvent, target: DeliveryTarget): Promise<void> =>
   recordDropped(deliveries, instanceId, webhook, target, { reason: 'content_erased', erased: true });
 
+/**
+ * An event whose turn came after the webhook was switched off (a replay's, or a live one raised while it was on):
+ * recorded as a dropped delivery of its own (as the deliverer drops one whose turn comes then), never sent, its payload
+ * as it would have been sent. On the delivery's job stream, where a first attempt's failure would be: one record per
+ * delivery either way.
+ */
+export const recordOffDrop = (
+  deps: Pick<FirstAttemptDeps, 'deliveries' | 'erasure'>,
+  instanceId: string,
+  webhook: WebhookEvent,
+  target: DeliveryTarget,
+): Promise<void> => {
+  const payload = asReplayed(deps.erasure.contentErased(instanceId, webhook.type, webhook.timestamp), webhook);
+  return recordDropped(deps.deliveries, instanceId, payload, target, { reason: WEBHOOK_OFF, erased: false });
+};
+
 /** The event as a replay sends it: content erased since the event reads as erased history does (null, `erased`). */
 export const asReplayed = (erased: boolean, webhook: WebhookEvent): WebhookEvent =>
   erased ? { ...webhook, data: erasedPayloadData(webhook.type, webhook.data) } : webhook;
@@ -151,16 +172,17 @@ export const firstAttempt = async (
   const delivery = { ...(evolveDelivery(initialDeliveryState(), opening()) as Delivery), body };
   const attempt = deps.attempter.attempt(instanceId, delivery, url);
   /** A success on the delivered stream, anything else as a job for the deliverer; both opened by `opening()`. */
-  const recordOutcome = async (outcome: Outcome): Promise<void> => {
+  const recordOutcome = async (outcome: Outcome): Promise<FirstAttemptResult> => {
     const stream = outcome.delivered ? deliveredStream(instanceId, deliveryId) : deliveryStream(instanceId, deliveryId);
     await recordDelivery(deps.deliveries, stream, [opening(), ...outcome.events], commandId);
-    await disableWhenGone(deps, instanceId, url, deliveryId, outcome);
+    // A 410 switched the webhook off: the caller's next event (a lane's, a replay's) must find it off, though the
+    // directory folds the switch-off a moment after it is stored (a replay POSTed one more event in 4 of 15 runs).
+    if ((await disableWhenGone(deps, instanceId, url, deliveryId, outcome)) && !(await deps.settings.reach(instanceId, SWITCH_OFF_REACH_MS)))
+      throw new Error('the webhook settings could not be read in time after a 410 switched the webhook off');
+    return done;
   };
   const outcome = handoff ? await Promise.race([attempt, handoff.due.then(() => null)]) : await attempt;
-  if (outcome) {
-    await recordOutcome(outcome);
-    return done;
-  }
+  if (outcome) return await recordOutcome(outcome);
   // Slow: the delivery waits for the deliverer from `until` on, and the lane moves on now.
   const stream = deliveryStream(instanceId, deliveryId);
   let version: number | null;
@@ -168,8 +190,7 @@ export const firstAttempt = async (
     version = await recordDelivery(deps.deliveries, stream, [opening(handoff!.until)], commandId);
   } catch {
     // Not recorded (NATS unavailable): the lane waits for the attempt after all, and records it as without a handoff.
-    await recordOutcome(await attempt);
-    return done;
+    return await recordOutcome(await attempt);
   }
   // Recorded before (the event came again): whoever recorded it has its outcome; nothing more to add.
   const late = version === null ? attempt.then(() => undefined) : recordLate(deps, instanceId, url, deliveryId, { stream, version }, attempt);
@@ -193,15 +214,17 @@ const recordLate = async (
   await disableWhenGone(deps, instanceId, url, deliveryId, outcome);
 };
 
-/** A 410 switches the instance's webhook off (a decision of the instance). */
+/** A 410 switches the instance's webhook off (a decision of the instance); says whether it was a 410. */
 const disableWhenGone = async (
   deps: FirstAttemptDeps,
   instanceId: string,
   url: string,
   deliveryId: string,
   { delivered, next, at }: Outcome,
-): Promise<void> => {
-  if (!delivered && next.kind === 'disable_webhook') await disableWebhook(deps.events, instanceId, url, next.reason, at, `gone-${deliveryId}-1`);
+): Promise<boolean> => {
+  if (delivered || next.kind !== 'disable_webhook') return false;
+  await disableWebhook(deps.events, instanceId, url, next.reason, at, `gone-${deliveryId}-1`);
+  return true;
 };
 
 /** Whether the delivery has a record already (of either kind). */

@@ -48,11 +48,11 @@ export class Replayer {
     private readonly events: EventStore,
     private readonly deliveries: EventStore,
     private readonly endpoints: EndpointDirectory,
-    attempts: Omit<FirstAttemptDeps, 'erasure'>,
+    attempts: Omit<FirstAttemptDeps, 'erasure' | 'settings'>,
     private readonly logger: Logger,
     private readonly options: ReplayerOptions,
   ) {
-    this.attempts = { ...attempts, erasure: endpoints };
+    this.attempts = { ...attempts, erasure: endpoints, settings: endpoints };
   }
 
   async start(): Promise<void> {

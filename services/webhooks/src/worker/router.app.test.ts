@@ -1,4 +1,5 @@
-import { instanceEvent, instanceIdFor, instanceStream, InMemoryEventStore, messageEvent, messageStream, type Commit, type Delivery } from '@wagw/lib';
+import { instanceEvent, instanceIdFor, instanceStream, messageEvent, messageStream, type Commit, type Delivery } from '@wagw/lib';
+import { LaggingStore } from '../../../../test/harness/laggingStore';
 import { testLogger } from '../../../../test/harness/logger';
 import { type Reply } from '../../../../test/harness/webhookReceiver';
 import { receiverRig } from '../../../../test/harness/webhooksWorkerRig';
@@ -15,9 +16,9 @@ const ID = instanceIdFor('acme', 'router-1');
 const AT = '2026-11-23T10:00:00.000Z';
 
 describe('Router (application, in-memory store, real HTTP receiver)', () => {
-  const rig = receiverRig({ instanceId: ID, store: () => new InMemoryEventStore(), pathPrefix: '/hook' });
+  const rig = receiverRig({ instanceId: ID, store: () => new LaggingStore(), pathPrefix: '/hook' });
   const { receiver, append, stored } = rig;
-  let store: InMemoryEventStore;
+  let store: LaggingStore;
   let endpoints: EndpointDirectory;
   let router: Router;
   let path = '';
@@ -93,11 +94,63 @@ describe('Router (application, in-memory store, real HTTP receiver)', () => {
     ]);
   });
 
+  it("sends none of the instance's next events once its endpoint answered 410, though the directory folds the switch-off late", async () => {
+    await givenInstance();
+    reply({ status: 410 });
+    const first = await inbound();
+    const { version: next } = await append(
+      messageStream(ID, 'in_2'),
+      messageEvent('MessageReceived', AT, { message_id: 'in_2', from: '4915100000001', push_name: 'Ann', text: 'next', media: null, timestamp: AT }),
+    );
+    // Over NATS the directory folds the WebhookDisabled a moment after it is stored: 30 ms here.
+    store.delayMs = 30;
+    const commits = (await store.readPattern('>', first.version, 2)).commits;
+    const answers: string[] = [];
+    rig.handOut(router, commits, answers);
+    await router.idle();
+    expect(answers).toEqual([`ack ${first.version}`, `ack ${next}`]);
+    expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
+    expect(await stored(deliveryStream(ID, `evt_${next}_0`))).toMatchObject([
+      { type: 'DeliveryScheduled' },
+      { type: 'DeliveryDropped', data: { reason: 'webhook disabled' } },
+    ]);
+  });
+
   it('sends nothing and records nothing while the webhook is off, and acknowledges the event', async () => {
     await givenInstance(false);
     const { version } = await inbound();
     expect(await route(version)).toEqual({ acked: true, naked: false });
     expect(receiver.received.filter((r) => r.path === path)).toEqual([]);
+    expect(await stored(deliveryStream(ID, `evt_${version}_0`))).toEqual([]);
+  });
+
+  it('records as dropped (webhook disabled), not sent, an event raised while the webhook was on whose turn came after it went off', async () => {
+    await givenInstance();
+    const before = await inbound();
+    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: receiver.url(path), enabled: false }));
+    const { version: after } = await append(
+      messageStream(ID, 'in_2'),
+      messageEvent('MessageReceived', AT, { message_id: 'in_2', from: '4915100000001', push_name: 'Ann', text: 'off', media: null, timestamp: AT }),
+    );
+    await endpoints.reach(ID, 2_000);
+    expect(await route(before.version)).toEqual({ acked: true, naked: false });
+    expect(await route(after)).toEqual({ acked: true, naked: false });
+    expect(receiver.received.filter((r) => r.path === path)).toEqual([]);
+    // So webhook_deliveries?status=dropped shows what a replay has to send; the event raised while off is not listed.
+    expect(await stored(deliveryStream(ID, `evt_${before.version}_0`))).toMatchObject([
+      { type: 'DeliveryScheduled', data: { delivery_id: `evt_${before.version}_0`, event_type: 'message.received' } },
+      { type: 'DeliveryDropped', data: { reason: 'webhook disabled' } },
+    ]);
+    expect(await stored(deliveryStream(ID, `evt_${after}_0`))).toEqual([]);
+  });
+
+  it('records no drop for an event raised while on whose type the webhook filters out', async () => {
+    await givenInstance();
+    await append(instanceStream(ID), instanceEvent('WebhookConfigured', AT, { url: receiver.url(path), enabled: true, events: ['message.sent'] }));
+    const { version } = await inbound();
+    await append(instanceStream(ID), instanceEvent('WebhookDisabled', AT, { reason: 'gone' }));
+    await endpoints.reach(ID, 2_000);
+    expect(await route(version)).toEqual({ acked: true, naked: false });
     expect(await stored(deliveryStream(ID, `evt_${version}_0`))).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import type { WebhookEvent } from '../routing/webhookEvent';
 import { webhookEventsOf } from '../routing/webhookEvent';
 import type { Attempter } from './attempter';
 import type { CircuitBreaker } from './circuitBreaker';
-import { firstAttempt, recordErasedDrop, type FirstAttemptDeps, type Handoff } from './firstAttempt';
+import { firstAttempt, recordErasedDrop, recordOffDrop, type FirstAttemptDeps, type Handoff } from './firstAttempt';
 import { SlowInstances } from './slowInstances';
 
 /** Events in one instance's lane at which the attempt ahead of them is handed off at once (see `handle`). */
@@ -63,7 +63,7 @@ export class Router {
     this.lanes = new Lanes(options.concurrency);
     this.confirmWithinMs = options.confirmWithinMs ?? 5_000;
     this.maxPerInstance = options.maxPerInstance ?? MAX_PER_INSTANCE;
-    this.deps = { events, deliveries, attempter, breaker, erasure: endpoints };
+    this.deps = { events, deliveries, attempter, breaker, erasure: endpoints, settings: endpoints };
     this.slow = new SlowInstances(deliveries, endpoints);
   }
 
@@ -117,6 +117,16 @@ export class Router {
     while (this.late.size > 0) await Promise.all([...this.late]);
   }
 
+  /**
+   * Finishes the work held, then calls `stopTaking` in the very turn nothing is found being worked on, so no event is
+   * taken between the last one finished and the end of taking (a replica leaving: see the webhooks service's close).
+   */
+  async finish(stopTaking: () => void): Promise<void> {
+    do await this.idle();
+    while (!this.isIdle);
+    stopTaking();
+  }
+
   /** Whether nothing is being worked on now: no event in a lane, no handed-off attempt whose outcome is unrecorded. */
   get isIdle(): boolean {
     return this.lanes.isIdle && this.late.size === 0;
@@ -131,9 +141,16 @@ export class Router {
       // An enabled endpoint is used as the read model has it (no lookup per event: the hot path). Otherwise the
       // model is first brought up to this event, so a webhook switched on just before it is not missed.
       if (!(await this.settingsReached(instanceId, delivery.commit.sequence))) return delivery.nak(1_000);
-      for (const webhook of webhooks) {
+      for (const [index, webhook] of webhooks.entries()) {
         const endpoint = this.endpoints.get(instanceId);
-        if (!endpoint?.enabled || !endpoint.url) break;
+        if (!endpoint?.enabled || !endpoint.url) {
+          // Raised while the webhook was on, its turn came after it went off: recorded dropped (the user replays it).
+          if (endpoint && this.endpoints.webhookOnAt(instanceId, delivery.commit.sequence)) {
+            const left = webhooks.slice(index).filter((w) => webhookWants(endpoint.events, w.type));
+            await this.dropOff(instanceId, left, delivery);
+          }
+          break;
+        }
         // Types outside the webhook's event filter are not delivered (nor recorded): they stay in the history.
         if (!webhookWants(endpoint.events, webhook.type)) continue;
         // Its content was erased since the event, though this copy was opened before (it waited in the lane): it is
@@ -154,6 +171,12 @@ export class Router {
       this.logger.warn({ err: error, sequence: delivery.commit.sequence }, 'routing a webhook failed; will retry');
       delivery.nak(2_000);
     }
+  }
+
+  /** Webhooks recorded dropped (`webhook disabled`), never sent, as the deliverer drops a retry whose turn comes late. */
+  private async dropOff(instanceId: string, webhooks: WebhookEvent[], delivery: StoreDelivery): Promise<void> {
+    const redelivered = delivery.deliveryCount > 1;
+    for (const webhook of webhooks) await recordOffDrop(this.deps, instanceId, webhook, { deliveryId: webhook.id, redelivered });
   }
 
   /** The first attempt of one webhook, or its record for the deliverer while the instance's endpoint is slow. */

@@ -93,7 +93,7 @@ describe('first attempts around an erasure (application, sealed in-memory store)
     const webhook = toWebhookEvent(commit, 0, commit.events[0]!)!;
     expect(webhook.data.text).toBe('SECRET-4');
     await erase();
-    const deps = { events: store, deliveries: store, attempter, breaker, erasure: endpoints };
+    const deps = { events: store, deliveries: store, attempter, breaker, erasure: endpoints, settings: endpoints };
     const target = { deliveryId: `rpl_1_${webhook.id}`, replayOf: webhook.id, redelivered: false };
     await firstAttempt(deps, ID, webhook, URL, target);
 
