@@ -2,8 +2,20 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '@wagw/lib';
+import {
+  CheckpointStore,
+  connectNats,
+  freePort,
+  instanceEvent,
+  instanceStream,
+  JetStreamEventStore,
+  rebuildInstanceStates,
+  type Checkpoint,
+  type NatsHandle,
+} from '@wagw/lib';
 import { loadJwtSecret } from '../../lib/src/launcher/dataDir';
+import { testLogger } from '../harness/logger';
+import { startTestNats, type TestNats } from '../harness/natsServer';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -205,4 +217,52 @@ describe('CLIs that need NATS, given a NATS_URL where no server answers', () => 
       await run('lib/dist/cli/token.js', ['revoke', '0123456789abcdef0123456789abcdef', '--account', 'acme'], { NATS_URL: natsUrl, DATA_DIR: dataDir }),
     );
   }, 30_000);
+});
+
+describe('npm run rebuild on a real nats-server', () => {
+  let server: TestNats;
+  let nats: NatsHandle;
+  let checkpoints: CheckpointStore;
+  let rebuilt: Checkpoint;
+  const logger = testLogger();
+
+  beforeAll(async () => {
+    server = await startTestNats();
+    nats = await connectNats({ url: server.url, name: 'rebuild-cli-test', logger });
+    const store = await JetStreamEventStore.open(nats, { logger });
+    checkpoints = await CheckpointStore.open(nats);
+    const at = '2026-11-28T10:00:00.000Z';
+    await store.append(instanceStream('REBUILD1'), [instanceEvent('InstanceCreated', at, { instance_id: 'REBUILD1', account: 'acme' })], {
+      expectedVersion: 0,
+      commandId: 'rebuild-1',
+    });
+    rebuilt = await rebuildInstanceStates(store, logger, await store.version('>'));
+  });
+  afterAll(async () => {
+    await nats.close();
+    await server.dispose();
+  });
+
+  const rebuild = (...args: string[]): Promise<Run> => run('lib/dist/cli/rebuild.js', ['instance_states', ...args], { NATS_URL: server.url });
+
+  it('says a checkpoint of another model version cannot be used (exit 3, not "differs"), and --write makes it the rebuild', async () => {
+    await checkpoints.replace({ ...rebuilt, modelVersion: rebuilt.modelVersion - 1 });
+    const stale = await rebuild();
+    expect([stale.code, stale.stdout]).toEqual([
+      3,
+      expect.stringContaining(`cannot be used: it was made by model version ${rebuilt.modelVersion - 1}; this release folds version ${rebuilt.modelVersion}`),
+    ]);
+    expect((await rebuild('--write')).code).toBe(0);
+    const after = await rebuild();
+    expect([after.code, after.stdout]).toEqual([0, expect.stringContaining('the rebuild equals the checkpoint')]);
+  });
+
+  it('says a checkpoint of another log cannot be used (exit 3), though its entries equal the rebuild (it said "equals")', async () => {
+    await checkpoints.replace({ ...rebuilt, commandId: 'a-command-of-another-log' });
+    const other = await rebuild();
+    expect([other.code, other.stdout]).toEqual([3, expect.stringContaining('cannot be used: the log holds another commit at its position')]);
+    expect((await rebuild('--write')).code).toBe(0);
+    const after = await rebuild();
+    expect([after.code, after.stdout]).toEqual([0, expect.stringContaining('the rebuild equals the checkpoint')]);
+  });
 });

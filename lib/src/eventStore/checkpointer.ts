@@ -13,12 +13,18 @@ export interface Checkpointable {
  * by means the same), and its position names a commit of this very log (a log created anew, e.g. a wiped NATS store,
  * has other command ids at those sequences, or none).
  */
-export const usableCheckpoint = async (checkpoint: Checkpoint, modelVersion: number, store: EventStore, pattern: string): Promise<boolean> => {
-  if (checkpoint.modelVersion !== modelVersion || !Number.isSafeInteger(checkpoint.position) || checkpoint.position <= 0) return false;
+export const usableCheckpoint = async (checkpoint: Checkpoint, modelVersion: number, store: EventStore, pattern: string): Promise<boolean> =>
+  (await checkpointMisfit(checkpoint, modelVersion, store, pattern)) === null;
+
+/** Why a stored checkpoint cannot be restored (see usableCheckpoint), or null when it can: what `npm run rebuild` says. */
+export const checkpointMisfit = async (checkpoint: Checkpoint, modelVersion: number, store: EventStore, pattern: string): Promise<string | null> => {
+  if (checkpoint.modelVersion !== modelVersion) return `it was made by model version ${checkpoint.modelVersion}; this release folds version ${modelVersion}`;
+  if (!Number.isSafeInteger(checkpoint.position) || checkpoint.position <= 0) return `its position ${checkpoint.position} is no position in a log`;
   // The model's own pattern: its end is one indexed lookup, where the end of '>' on a 1M-event log took 710 ms.
   const { commits } = await store.readPattern(pattern, checkpoint.position, 1);
   const [commit] = commits;
-  return commit?.sequence === checkpoint.position && commit.commandId === checkpoint.commandId;
+  if (commit?.sequence === checkpoint.position && commit.commandId === checkpoint.commandId) return null;
+  return `the log holds another commit at its position ${checkpoint.position}, or none: it was made from another log (a NATS store made anew?)`;
 };
 
 /**

@@ -107,6 +107,27 @@ describe('instance states checkpoints (real nats-server)', () => {
     expect([...model.all()]).toHaveLength(50);
   });
 
+  it('says a checkpoint the services cannot restore is unusable, and why, instead of comparing it (equal or all differing)', async () => {
+    const stored = (await checkpoints.load(INSTANCE_STATES_MODEL))!;
+    // The same entries under another command id: "equals" before, though every service ignored it.
+    await checkpoints.replace({ ...stored, commandId: 'a-command-of-another-log' });
+    const otherLog = await compareWithCheckpoint(store, checkpoints, logger);
+    expect(otherLog).toMatchObject({ equal: false, differing: [], unusable: expect.stringContaining('another commit at its position') });
+    // Made by the model version before: every instance "differed" before, though nothing was wrong.
+    await checkpoints.replace({ ...stored, modelVersion: stored.modelVersion - 1 });
+    const older = await compareWithCheckpoint(store, checkpoints, logger);
+    expect(older).toMatchObject({
+      equal: false,
+      differing: [],
+      unusable: `it was made by model version ${stored.modelVersion - 1}; this release folds version ${stored.modelVersion}`,
+    });
+    // Fits the log but its body does not restore: the services skip it; the CLI failed on it (exit 2).
+    await checkpoints.replace({ ...stored, body: '{"not": "entries"' });
+    expect(await compareWithCheckpoint(store, checkpoints, logger)).toMatchObject({ equal: false, unusable: "its body cannot be read as the model's entries" });
+    await checkpoints.replace(older.rebuilt); // the repair `--write` does
+    expect(await compareWithCheckpoint(store, checkpoints, logger)).toMatchObject({ equal: true, unusable: null });
+  });
+
   it('folds from the beginning past a checkpoint that fits but does not restore, instead of failing to start', async () => {
     const stored = (await checkpoints.load(INSTANCE_STATES_MODEL))!;
     await checkpoints.replace({ ...stored, body: '{"not": "entries"' });

@@ -1,8 +1,8 @@
-import type { EventStore } from '../eventStore';
+import { checkpointMisfit, type EventStore } from '../eventStore';
 import { ALL_INSTANCES_PATTERN } from '../events';
 import type { Logger } from '../log';
 import type { Checkpoint, CheckpointStore } from '../nats';
-import { INSTANCE_STATES_MODEL, InstanceStates } from './instanceStates';
+import { INSTANCE_STATES_MODEL, INSTANCE_STATES_VERSION, InstanceStates } from './instanceStates';
 
 /** How many commits one read asks for while rebuilding. */
 const PAGE = 1_000;
@@ -24,7 +24,12 @@ export interface RebuildReport {
   position: number | null;
   /** Instances in the rebuilt model. */
   instances: number;
-  /** True when the rebuilt model equals the checkpoint (false when none is stored). */
+  /**
+   * Why the services cannot restore the stored checkpoint (another model version, another log), or null: such a one
+   * is not compared (the services fold from the beginning at their next start, whatever it holds).
+   */
+  unusable: string | null;
+  /** True when the rebuilt model equals a usable checkpoint (false when none is stored, or it is unusable). */
   equal: boolean;
   /** Instance ids whose states differ (at most 20). */
   differing: string[];
@@ -34,19 +39,33 @@ export interface RebuildReport {
 /** Rebuilds the instance states up to the stored checkpoint's position and compares them with it. */
 export const compareWithCheckpoint = async (store: EventStore, checkpoints: CheckpointStore, logger: Logger): Promise<RebuildReport> => {
   const stored = await checkpoints.load(INSTANCE_STATES_MODEL);
-  const upTo = stored?.position ?? (await store.version(ALL_INSTANCES_PATTERN));
-  const rebuilt = await rebuildInstanceStates(store, logger, upTo);
-  const entries = (c: Checkpoint): Map<string, string> =>
-    new Map((JSON.parse(c.body) as Array<[string, unknown]>).map(([id, entry]) => [id, JSON.stringify(entry)]));
-  const mine = entries(rebuilt);
-  const theirs = stored ? entries(stored) : new Map<string, string>();
-  const differing = [...new Set([...mine.keys(), ...theirs.keys()])].filter((id) => mine.get(id) !== theirs.get(id)).slice(0, 20);
+  const misfit = stored ? await checkpointMisfit(stored, INSTANCE_STATES_VERSION, store, ALL_INSTANCES_PATTERN) : null;
+  const theirs = stored && misfit === null ? entriesOf(stored) : null;
+  // One that fits but does not restore is skipped by the services too (they fold from the beginning).
+  const unusable = misfit ?? (stored && theirs === null ? "its body cannot be read as the model's entries" : null);
+  const compared = theirs ? stored : null;
+  // Up to a usable checkpoint's position (to compare), otherwise up to the log's end (what --write would store).
+  const rebuilt = await rebuildInstanceStates(store, logger, compared?.position ?? (await store.version(ALL_INSTANCES_PATTERN)));
+  const mine = entriesOf(rebuilt)!;
+  const differing = theirs ? [...new Set([...mine.keys(), ...theirs.keys()])].filter((id) => mine.get(id) !== theirs.get(id)).slice(0, 20) : [];
   return {
     model: INSTANCE_STATES_MODEL,
     position: stored?.position ?? null,
     instances: mine.size,
-    equal: stored !== null && rebuilt.position === stored.position && InstanceStates.sameEntries(rebuilt, stored),
+    unusable,
+    equal: compared !== null && rebuilt.position === compared.position && InstanceStates.sameEntries(rebuilt, compared),
     differing,
     rebuilt,
   };
+};
+
+/** A checkpoint's entries by instance id (each as JSON, to compare), or null when its body is not a list of entries. */
+const entriesOf = (checkpoint: Checkpoint): Map<string, string> | null => {
+  try {
+    const entries: unknown = JSON.parse(checkpoint.body);
+    if (!Array.isArray(entries)) return null;
+    return new Map((entries as Array<[string, unknown]>).map(([id, entry]) => [id, JSON.stringify(entry)]));
+  } catch {
+    return null;
+  }
 };
