@@ -116,8 +116,16 @@ describe('batch direct reads (nats-server 2.11+)', () => {
    * A handle whose n-th batch answers the sequences from where it starts up to `answers[n]`, then ends (the end of the
    * batch) when it reached `END`, or else says nothing more until it is stopped (its replica died half-way).
    */
-  const scriptedBatches = (answers: number[]): { nats: NatsHandle; starts: number[] } => {
+  const scriptedBatches = (answers: number[], leaderHas = END): { nats: NatsHandle; starts: number[]; leaderGets: number[]; warnings: string[] } => {
     const starts: number[] = [];
+    const leaderGets: number[] = [];
+    const warnings: string[] = [];
+    // The stream leader's message-get API: the next message at or after `seq` (every sequence matches the filter here).
+    const getMessage = async (_stream: string, query: { seq: number }) => {
+      leaderGets.push(query.seq);
+      return query.seq <= leaderHas ? message(query.seq) : null;
+    };
+    const logger = { warn: (_fields: unknown, text: string) => void warnings.push(text) };
     const getBatch = async (_stream: string, options: { seq: number; callback: (done: { err?: Error } | null, m: unknown) => void }) => {
       const upTo = answers[starts.length] ?? 0;
       starts.push(options.seq);
@@ -129,7 +137,12 @@ describe('batch direct reads (nats-server 2.11+)', () => {
       if (upTo >= END) options.callback({}, {});
       return { stop: () => options.callback({}, {}) };
     };
-    return { nats: { serverVersion: '2.12.15', jsm: { direct: { getBatch } } } as unknown as NatsHandle, starts };
+    return {
+      nats: { serverVersion: '2.12.15', logger, jsm: { direct: { getBatch }, streams: { getMessage } } } as unknown as NatsHandle,
+      starts,
+      leaderGets,
+      warnings,
+    };
   };
 
   it('asks again when a replica that has not stored the range yet answers 404 message not found, instead of failing the read', async () => {
@@ -146,5 +159,33 @@ describe('batch direct reads (nats-server 2.11+)', () => {
     const commits = await read('events.>', 1, END, 100, (m) => ({ sequence: m.seq }) as never);
     expect(commits.map((c: { sequence: number }) => c.sequence)).toEqual([1, 2, 3, 4, 5]);
     expect(starts).toEqual([1, 3]);
+  });
+
+  // One stream name per test: the warning is said once a minute per stream, for the whole process.
+  const sequences = async (nats: NatsHandle, stream: string): Promise<number[]> =>
+    (await rangeReaderFor(nats, stream, SILENCE_MS)('events.>', 1, END, 100, (m) => ({ sequence: m.seq }) as never)).map(
+      (c: { sequence: number }) => c.sequence,
+    );
+  const STAYS_BEHIND = Array.from({ length: 200 }, () => NOT_FOUND);
+
+  it('reads the rest from the stream leader when the replica answering stays behind (a restarted node catching up), and says so', async () => {
+    const { nats, starts, leaderGets, warnings } = scriptedBatches([2, ...STAYS_BEHIND]);
+    expect(await sequences(nats, 'BEHIND_ONCE')).toEqual([1, 2, 3, 4, 5]);
+    // The replica was asked 1 + 51 times (about a second), then the leader once per missing message.
+    expect(starts.length).toBe(52);
+    expect(leaderGets).toEqual([3, 4, 5]);
+    expect(warnings).toEqual(['a replica answering direct gets stays behind the stream; reads it cannot answer go to the stream leader']);
+  });
+
+  it('warns once a minute, not on every read that needs the leader', async () => {
+    const { nats, warnings } = scriptedBatches(STAYS_BEHIND);
+    expect(await sequences(nats, 'BEHIND_TWICE')).toEqual([1, 2, 3, 4, 5]);
+    expect(await sequences(nats, 'BEHIND_TWICE')).toEqual([1, 2, 3, 4, 5]);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('ends the read where the leader holds nothing more (purged meanwhile): a short read the caller judges', async () => {
+    const { nats } = scriptedBatches(STAYS_BEHIND, 3);
+    expect(await sequences(nats, 'PURGED')).toEqual([1, 2, 3]);
   });
 });

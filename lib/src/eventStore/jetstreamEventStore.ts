@@ -7,7 +7,7 @@ import { decodeCommit, encodeCommit } from './codec';
 import { ensureEventsStream } from './eventsStream';
 import { translateStoreError } from './jetStreamErrors';
 import { JetStreamPublisher } from './jetStreamPublisher';
-import { orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
+import { leaderMessage, orderedScan, rangeReaderFor, type RangeReader } from './jetStreamReader';
 import { ensureDurable } from './durableConsumer';
 import { durableSubscription } from './durableSubscription';
 import { LIVE_CHECK_MS, openLiveSubscription, type LiveSource } from './liveSubscription';
@@ -190,8 +190,7 @@ export class JetStreamEventStore implements EventStore {
    */
   private currentMessage(query: MsgRequest | NextMsgRequest): Promise<StoredMsg | null> {
     if (this.nats.replicas === 1) return this.nats.jsm.direct.getMessage(this.streamName, query);
-    // The leader's message-get API takes `next_by_subj` too; the client's type lists only seq and last_by_subj.
-    return this.nats.jsm.streams.getMessage(this.streamName, query as MsgRequest);
+    return leaderMessage(this.nats, this.streamName, query);
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<Commit[]> {
