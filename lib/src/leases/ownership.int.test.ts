@@ -81,6 +81,24 @@ describe('leases on a real nats-server', () => {
     expect(holder.owns('I4')).toBe(false);
   });
 
+  it('hands back a lease whose taking came back too late to keep it (NATS failing over), so no work starts on it', async () => {
+    const slow: LeaseStore = Object.create(store) as LeaseStore;
+    // The write lands at once; its answer comes 700 ms later, past the 800 ms TTL less its 200 ms margin.
+    slow.tryAcquire = async (...args) => {
+      const revision = await store.tryAcquire(...args);
+      await sleep(700);
+      return revision;
+    };
+    const late = new Ownership(slow, { replicaId: 'late', ttlMs: 800, renewEveryMs: 150 }, testLogger('late'));
+    await late.start();
+    running.push(late);
+    expect(await late.acquire('I6')).toBe(false);
+    expect(late.owns('I6')).toBe(false);
+    // Handed back, not left to expire: another replica takes it at once.
+    const other = await replica('other');
+    expect(await other.acquire('I6')).toBe(true);
+  });
+
   it("keeps a lease whose renewal was stored but whose answer was lost (a time-out): it is still this replica's", async () => {
     let loseNextAnswer = false;
     const flaky: LeaseStore = Object.create(store) as LeaseStore;

@@ -62,9 +62,13 @@ export class Ownership {
     return Math.floor(this.options.ttlMs / 4);
   }
 
+  /** Whether a lease last written at `writtenAt` (our clock) must be taken as gone here (see safetyMarginMs). */
+  private pastKeeping(writtenAt: number, now = Date.now()): boolean {
+    return now - writtenAt >= this.options.ttlMs - this.safetyMarginMs();
+  }
+
   private expireUnrenewed(now = Date.now()): void {
-    const deadline = this.options.ttlMs - this.safetyMarginMs();
-    for (const [key, held] of this.held) if (now - held.renewedAt >= deadline) this.lose(key, 'the lease could not be renewed in time');
+    for (const [key, held] of this.held) if (this.pastKeeping(held.renewedAt, now)) this.lose(key, 'the lease could not be renewed in time');
   }
 
   /** Stops renewing and gives every held lease up (a clean shutdown hands them over at once). */
@@ -99,12 +103,21 @@ export class Ownership {
     return lease && lease.until > now ? lease.owner : null;
   }
 
-  /** Takes the lease (true), or finds another live replica holding it (false). */
+  /**
+   * Takes the lease (true), or finds another live replica holding it (false). A write that came back so late that
+   * the lease would be given up at once (NATS failing over: the TTL runs from before the write) is not used: handed
+   * back, false, as if another replica held it; its caller would start work the expiry stops a moment later.
+   */
   async acquire(key: string): Promise<boolean> {
     if (this.held.has(key)) return true;
     const now = Date.now();
     const revision = await this.store.tryAcquire(key, this.replicaId, this.options.ttlMs, now);
     if (revision === null) return false;
+    if (this.pastKeeping(now)) {
+      this.logger.warn({ key, tookMs: Date.now() - now }, 'taking a lease took nearly its TTL; handed back');
+      await this.store.release(key, revision).catch(() => undefined);
+      return false;
+    }
     this.held.set(key, { revision, renewedAt: now });
     return true;
   }

@@ -115,6 +115,24 @@ describe('MessagesService.accept (application, in-memory store)', () => {
       expect(answer[1]).toBe(answer[0]);
     });
 
+    it('answers 503 (retry), not a server error, to a repeated key whose stored send reads back empty for a moment', async () => {
+      const { answer } = await given(instance(created, linked))
+        .when(async () => {
+          const first = await service.accept(send({ idempotencyKey: 'k1' }));
+          // A read behind the write: the store refuses the second append (the stream holds the send) but reads nothing.
+          const lagging = jest.spyOn(store, 'readStream').mockResolvedValue([]);
+          const again = await service.accept(send({ idempotencyKey: 'k1' })).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          lagging.mockRestore();
+          return { first, again, retried: await service.accept(send({ idempotencyKey: 'k1' })) };
+        })
+        .then(({ first }) => ({ commits: [accepted(first)] }));
+      expect(answer.again).toMatchObject({ kind: 'unavailable', code: 'event_store_unavailable' });
+      expect(answer.retried).toBe(answer.first);
+    });
+
     it.each([
       ['another text', { text: 'changed' }],
       ['another number', { to: '4917699999999' }],

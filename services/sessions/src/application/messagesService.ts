@@ -7,6 +7,7 @@ import {
   isVersionConflict,
   notFound,
   instanceStateCatchingUp,
+  unavailable,
   messageEvent,
   messageStream,
   type EventStore,
@@ -146,7 +147,11 @@ export class MessagesService {
         // A repeat that raced its first: the ledger counts that one. The same send is answered its message id;
         // another one under the same Idempotency-Key is refused, not answered as if it had been taken (it would never go out).
         reservation.release();
-        if (!(await this.acceptedBefore(stream, accepted.data))) throw new Error(`message ${messageId} neither appended nor found`);
+        // The store says it holds this send, and a read of it just found nothing: a read behind the write (seen for a
+        // moment after a NATS node rejoined), not a server fault. The client's retry (same key) finds it.
+        if (!(await this.acceptedBefore(stream, accepted.data))) {
+          throw unavailable('event_store_unavailable', 'This send is stored but could not be read back yet; retry with the same Idempotency-Key');
+        }
       } else reservation.appended(stored.version);
       return messageId;
     } catch (error) {

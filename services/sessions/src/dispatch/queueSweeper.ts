@@ -24,6 +24,9 @@ export interface SweeperParts {
   everyMs: number;
 }
 
+/** How long a queued send may read without its MessageAccepted before it is logged as an error. */
+export const UNREADABLE_ALARM_MS = 60_000;
+
 /** Queued sends read per sweep at most: a long queue goes out over several sweeps, in order. */
 const READS_PER_SWEEP = 1_000;
 
@@ -47,6 +50,8 @@ export class QueueSweeper {
   /** Instances whose next queued sends are being read now. */
   private readonly draining = new Set<string>();
   private decidesFor: (instanceId: string) => boolean = () => true;
+  /** Queued sends read without their MessageAccepted, since when (forgotten once no longer queued). */
+  private readonly unreadableSince = new Map<string, { since: number; alarmed: boolean }>();
 
   constructor(private readonly parts: SweeperParts) {}
 
@@ -92,6 +97,7 @@ export class QueueSweeper {
       this.parts.logger.error({ stream }, 'a send handed to the platform again and again never got a receipt recorded; left queued until a restart');
     }
     this.parts.forget(stillQueued);
+    for (const stream of this.unreadableSince.keys()) if (!stillQueued(stream)) this.unreadableSince.delete(stream);
   }
 
   /** A send of the instance went out here: the next queued ones, if any, take its place in the lane. */
@@ -126,6 +132,7 @@ export class QueueSweeper {
           const accepted = await this.acceptedOf(queued.stream);
           // The lane sends them one by one, paced; each settles itself.
           if (accepted) this.parts.send(instanceId, accepted, queued.sequence);
+          else this.unreadable(queued.stream);
         }
       }
     } finally {
@@ -161,6 +168,27 @@ export class QueueSweeper {
       }
     }
     return reads;
+  }
+
+  /**
+   * A queued send whose stream reads without its MessageAccepted cannot go out, and every later send of its instance
+   * waits behind it. Seen in the compose drill for a moment on both replicas at once, 3 s after a restarted NATS node
+   * rejoined (the next sweeps read them, and they went out): a warning the first time, an error once it lasted
+   * UNREADABLE_ALARM_MS (it needs a person), not a line per sweep.
+   */
+  private unreadable(stream: string): void {
+    const seen = this.unreadableSince.get(stream);
+    const now = Date.now();
+    if (!seen) {
+      this.unreadableSince.set(stream, { since: now, alarmed: false });
+      this.parts.logger.warn({ stream }, "a queued send's stream read without its MessageAccepted; read again on the next sweep");
+    } else if (!seen.alarmed && now - seen.since >= UNREADABLE_ALARM_MS) {
+      seen.alarmed = true;
+      this.parts.logger.error(
+        { stream, sinceMs: now - seen.since },
+        "a queued send's stream still reads without its MessageAccepted: it cannot go out, and the instance's later sends wait behind it",
+      );
+    }
   }
 
   private async acceptedOf(stream: string): Promise<MessageAccepted | null> {

@@ -1,11 +1,11 @@
-import { InMemoryEventStore, instanceEvent, instanceStream, isAppError } from '@wagw/lib';
+import { InMemoryEventStore, instanceEvent, isAppError } from '@wagw/lib';
 import { everyLease } from '../../../../test/harness/everyLease';
 import { LikeBaileys } from '../../../../test/harness/likeBaileysConnector';
+import { registryWithLinked } from '../../../../test/harness/linkedRegistry';
 import { testLogger } from '../../../../test/harness/logger';
-import { eventually } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { InboundRefStore } from '../inbound/inboundRefs';
-import { InstanceRegistry } from '../registry/instanceRegistry';
+import { type InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
 
@@ -26,22 +26,8 @@ describe('SessionManager: get_qrcode on a failed instance (application, in-memor
 
   it('answers 409 instance_failed at once, saying to reconnect or reset, and opens no connection', async () => {
     const store = new InMemoryEventStore();
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
-    const now = new Date().toISOString();
-    await store.append(
-      instanceStream(ID),
-      [
-        instanceEvent('InstanceCreated', now, { instance_id: ID, account: 'acme' }),
-        instanceEvent('InstanceLinked', now, { number: '4915112345678' }),
-        instanceEvent('InstanceFailed', now, { reason: 'forbidden' }),
-      ],
-      { expectedVersion: 0, commandId: 'failed' },
-    );
-    await eventually(
-      async () => registry.get(ID)?.blockedReason,
-      (reason) => reason === 'forbidden',
-    );
+    registry = await registryWithLinked(store, ID, { then: [instanceEvent('InstanceFailed', new Date().toISOString(), { reason: 'forbidden' })] });
+    expect(registry.get(ID)?.blockedReason).toBe('forbidden');
     const connector = new LikeBaileys();
     sessions = new SessionManager(
       connector,

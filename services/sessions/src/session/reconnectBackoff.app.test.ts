@@ -1,10 +1,11 @@
-import { InMemoryEventStore, instanceEvent, instanceStream } from '@wagw/lib';
+import { InMemoryEventStore, instanceEvent } from '@wagw/lib';
 import { LikeBaileys } from '../../../../test/harness/likeBaileysConnector';
+import { registryWithLinked } from '../../../../test/harness/linkedRegistry';
 import { testLogger } from '../../../../test/harness/logger';
 import { eventually } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { InboundRefStore } from '../inbound/inboundRefs';
-import { InstanceRegistry } from '../registry/instanceRegistry';
+import { type InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
 import { everyLease } from '../../../../test/harness/everyLease';
@@ -27,22 +28,7 @@ describe('SessionManager: reconnects of a linked instance while the platform sta
 
   it('waits longer before each attempt: 0.7 s, 1.4 s, 2.8 s (the lowest jitter), not 0.7 s every time', async () => {
     const store = new InMemoryEventStore();
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
-    const now = new Date().toISOString();
-    await store.append(
-      instanceStream(ID),
-      [
-        instanceEvent('InstanceCreated', now, { instance_id: ID, account: 'acme' }),
-        instanceEvent('InstanceLinked', now, { number: NUMBER }),
-        instanceEvent('InstanceConnected', now, {}),
-      ],
-      { expectedVersion: 0, commandId: 'linked' },
-    );
-    await eventually(
-      async () => registry.get(ID)?.linkedNumber,
-      (number) => number === NUMBER,
-    );
+    registry = await registryWithLinked(store, ID, { number: NUMBER, then: [instanceEvent('InstanceConnected', new Date().toISOString(), {})] });
     const connector = new LikeBaileys();
     connector.dropsOnOpen = true;
     sessions = new SessionManager(

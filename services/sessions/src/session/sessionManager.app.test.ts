@@ -1,11 +1,12 @@
-import { InMemoryEventStore, instanceEvent, instanceStream, isAppError, type InstanceEvent } from '@wagw/lib';
+import { InMemoryEventStore, instanceEvent, instanceStream, isAppError } from '@wagw/lib';
+import { registryWithLinked } from '../../../../test/harness/linkedRegistry';
 import { testLogger } from '../../../../test/harness/logger';
 import { ScriptedConnector } from '../../../../test/harness/scriptedConnector';
 import { eventually } from '../../../../test/harness/wait';
 import { MemoryTextBucket } from '../connector/baileys/textBucket';
 import { ACCOUNT_RESTRICTED, type ConnectionEvent } from '../connector/port';
 import { InboundRefStore } from '../inbound/inboundRefs';
-import { InstanceRegistry } from '../registry/instanceRegistry';
+import { type InstanceRegistry } from '../registry/instanceRegistry';
 import { FactWriter } from './factWriter';
 import { SessionManager } from './sessionManager';
 import type { Leases } from './sessionOptions';
@@ -18,12 +19,13 @@ const NUMBER = '4915112345678';
 const TO = '4915199999999';
 const HOUR = 3_600_000;
 
-/** This replica holds every lease (until a test says it lost one). */
+/** This replica holds every lease (until a test says it lost one, or marks it lost before anything ran on it). */
 let loseLease: (instanceId: string) => void = () => undefined;
+const notHeld = new Set<string>();
 const leases: Leases = {
   acquire: async () => true,
   release: async () => undefined,
-  owns: () => true,
+  owns: (instanceId) => !notHeld.has(instanceId),
   isFree: () => false,
   onLost: (listener) => {
     loseLease = listener;
@@ -43,23 +45,11 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
 
   beforeEach(async () => {
     store = new InMemoryEventStore();
-    registry = new InstanceRegistry(store, testLogger());
-    registry.start();
+    id = `RESTRICT${++n}`;
+    registry = await registryWithLinked(store, id, { number: NUMBER, then: [instanceEvent('InstanceConnected', new Date().toISOString(), {})] });
     facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
     connector = new ScriptedConnector();
     sessions = newManager();
-    id = `RESTRICT${++n}`;
-    const now = new Date().toISOString();
-    const events: InstanceEvent[] = [
-      instanceEvent('InstanceCreated', now, { instance_id: id, account: 'acme' }),
-      instanceEvent('InstanceLinked', now, { number: NUMBER }),
-      instanceEvent('InstanceConnected', now, {}),
-    ];
-    await store.append(instanceStream(id), events, { expectedVersion: 0, commandId: `c-${id}` });
-    await eventually(
-      async () => registry.get(id)?.linkedNumber,
-      (linked) => linked === NUMBER,
-    );
     await connect();
   });
   afterEach(async () => {
@@ -207,26 +197,16 @@ describe('SessionManager: a send the platform took ends a restriction (applicati
 
 describe('SessionManager: get_qrcode when no QR code can come (application, in-memory store)', () => {
   const store = new InMemoryEventStore();
-  const registry = new InstanceRegistry(store, testLogger());
+  let registry: InstanceRegistry;
   const connector = new ScriptedConnector();
   const facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
   let sessions: SessionManager;
   const id = 'LINKED1';
 
   beforeAll(async () => {
+    registry = await registryWithLinked(store, id, { number: NUMBER });
     // Made here, the last manager made: the one `loseLease` speaks to.
     sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: 60_000 }, () => 0);
-    registry.start();
-    const now = new Date().toISOString();
-    await store.append(
-      instanceStream(id),
-      [instanceEvent('InstanceCreated', now, { instance_id: id, account: 'acme' }), instanceEvent('InstanceLinked', now, { number: NUMBER })],
-      { expectedVersion: 0, commandId: `c-${id}` },
-    );
-    await eventually(
-      async () => registry.get(id)?.linkedNumber,
-      (linked) => linked === NUMBER,
-    );
   });
   afterAll(async () => {
     await sessions.closeAll();
@@ -246,16 +226,21 @@ describe('SessionManager: get_qrcode when no QR code can come (application, in-m
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
-  it('answers a get_qrcode waiting on a session stopped here (its lease lost) at once, not at its deadline', async () => {
-    const unlinked = 'UNLINKED1';
-    await store.append(instanceStream(unlinked), [instanceEvent('InstanceCreated', new Date().toISOString(), { instance_id: unlinked, account: 'acme' })], {
+  /** A created instance, not linked yet, known to the registry. */
+  const givenCreated = async (instanceId: string): Promise<void> => {
+    await store.append(instanceStream(instanceId), [instanceEvent('InstanceCreated', new Date().toISOString(), { instance_id: instanceId, account: 'acme' })], {
       expectedVersion: 0,
-      commandId: `c-${unlinked}`,
+      commandId: `c-${instanceId}`,
     });
     await eventually(
-      async () => registry.get(unlinked),
+      async () => registry.get(instanceId),
       (known) => known !== undefined,
     );
+  };
+
+  it('answers a get_qrcode waiting on a session stopped here (its lease lost) at once, not at its deadline', async () => {
+    const unlinked = 'UNLINKED1';
+    await givenCreated(unlinked);
     const started = Date.now();
     const waiting = sessions.getQr(unlinked, 3_000).then(
       () => null,
@@ -267,5 +252,49 @@ describe('SessionManager: get_qrcode when no QR code can come (application, in-m
     const error = await waiting;
     expect(isAppError(error) && error.kind).toBe('unavailable');
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('starts no connection for an instance whose lease was lost between its taking and the start (it would run unleased)', async () => {
+    const lostFirst = 'UNLINKED2';
+    await givenCreated(lostFirst);
+    notHeld.add(lostFirst);
+    const connects = connector.connects;
+    const error = await sessions.getQr(lostFirst, 3_000).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isAppError(error) && [error.kind, error.code]).toEqual(['unavailable', 'owner_changed']);
+    expect(connector.connects).toBe(connects);
+  });
+});
+
+describe('SessionManager: a reconnect that comes due after the lease went (application, in-memory store)', () => {
+  it('ends the session instead of leaving it connecting for good, so the instance is idle for a claim again', async () => {
+    const store = new InMemoryEventStore();
+    const id = 'LINKED2';
+    const registry = await registryWithLinked(store, id, { number: NUMBER });
+    const connector = new ScriptedConnector();
+    const facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
+    const sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: 60_000 }, () => 0);
+    try {
+      await sessions.reconnect(id);
+      connector.emit(id, { type: 'connected', number: NUMBER });
+      connector.emit(id, { type: 'disconnected', reason: 'connection lost' });
+      // The reconnect is scheduled (0.7 s away) while the lease is still here; it goes before the reconnect is due.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(sessions.size).toBe(1);
+      notHeld.add(id);
+      expect(
+        await eventually(
+          async () => sessions.size,
+          (size) => size === 0,
+          3_000,
+        ),
+      ).toBe(0);
+      expect(connector.connects).toBe(1);
+    } finally {
+      await sessions.closeAll();
+      await registry.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { conflict, type Logger } from '@wagw/lib';
+import { conflict, unavailable, type Logger } from '@wagw/lib';
 import type { Connection, ConnectionEvent, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
 import type { FactWriter } from './factWriter';
@@ -212,6 +212,9 @@ export class SessionManager {
     session.reconnectAttempts = reconnectAttempts;
     try {
       await this.resets.settle(instanceId);
+      // Every start follows a taken lease; lost since (a take-over waiting for the registry, NATS failing over), no
+      // stop found a session to end, and one set now would run unleased beside the new holder's.
+      if (!this.ownership.owns(instanceId)) throw unavailable('owner_changed', 'Another replica runs this instance now; try again');
       this.sessions.set(instanceId, session);
       session.resets = await this.facts.resetsOf(instanceId);
       this.facts.connection(instanceId, { type: 'connecting' }, session.resets, now());
@@ -298,7 +301,9 @@ export class SessionManager {
     session.status = 'connecting';
     const delay = reconnectDelayMs(++session.reconnectAttempts, this.random);
     session.reconnectTimer = setTimeout(() => {
-      if (this.sessions.get(session.instanceId) !== session || !this.ownership.owns(session.instanceId)) return;
+      if (this.sessions.get(session.instanceId) !== session) return;
+      // Not left `connecting` for good: the instance is idle here again, for a claim or a get_qrcode.
+      if (!this.ownership.owns(session.instanceId)) return void this.end(session);
       this.sessions.delete(session.instanceId);
       // A failed start gives the lease up itself.
       this.start(session.instanceId, session.reconnectAttempts).catch((error: unknown) => {

@@ -1,5 +1,6 @@
-import { InMemoryEventStore, instanceEvent, instanceStream, type Subscription, type SubscribeOptions } from '@wagw/lib';
+import { instanceEvent, instanceStream } from '@wagw/lib';
 import { everyLease } from '../../../../test/harness/everyLease';
+import { LaggingStore } from '../../../../test/harness/laggingStore';
 import { registryWithLinked } from '../../../../test/harness/linkedRegistry';
 import { testLogger } from '../../../../test/harness/logger';
 import { ScriptedConnector } from '../../../../test/harness/scriptedConnector';
@@ -16,34 +17,6 @@ import { SessionManager } from './sessionManager';
 // claimed, then the claim waits for the registry to reach the log's end, and connects only what is still linked.
 
 const ID = 'CLAIMED1';
-
-/** A log whose deliveries to subscribers (the registry's folding) can be held back: a registry that lags the log. */
-class LaggingStore extends InMemoryEventStore {
-  private opened: Promise<void> = Promise.resolve();
-  private open: () => void = () => undefined;
-
-  hold(): void {
-    this.opened = new Promise((resolve) => (this.open = resolve));
-  }
-
-  letGo(): void {
-    this.open();
-  }
-
-  override async subscribe(pattern: string, options?: SubscribeOptions): Promise<Subscription> {
-    const inner = await super.subscribe(pattern, options);
-    const opened = (): Promise<void> => this.opened;
-    return {
-      async *[Symbol.asyncIterator]() {
-        for await (const delivery of inner) {
-          await opened();
-          yield delivery;
-        }
-      },
-      close: () => inner.close(),
-    };
-  }
-}
 
 describe('SessionManager: claiming a freed lease (application, in-memory store)', () => {
   let store: LaggingStore;
