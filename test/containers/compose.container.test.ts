@@ -8,6 +8,7 @@ import { runDrill, type DrillReport } from '../drill/drill';
 import { eventually } from '../harness/wait';
 import { APP_SERVICES, NATS_SERVICES, startComposeStack, type ComposeStack } from './composeStack';
 import { DockerDrillTarget } from './dockerTarget';
+import { sessionsLogDigest } from './logDigest';
 import { BASE_IMAGE, ensureImages, imageExists } from './images';
 
 /**
@@ -170,11 +171,17 @@ if (reason && process.env.CI) {
         // The report keeps 20 failures; say how many there were and on what (an instance id or a check) in one line.
         const byWhat: Record<string, number> = {};
         for (const failure of report.failures) byWhat[failure.split(':')[0]!] = (byWhat[failure.split(':')[0]!] ?? 0) + 1;
-        if (report.failures.length) {
-          say(`drill: ${report.failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
+        const failures = [...report.failures];
+        if (failures.length) {
+          say(`drill: ${failures.length} failure(s) by instance/check: ${JSON.stringify(byWhat)}`);
           say(`EVENTS consumers after the drill: ${JSON.stringify(await consumerStates('EVENTS'))}`);
+          // Last in the list, so that the end of the diff (what a truncated CI log keeps) says what the sessions saw.
+          const stuck = failures.filter((f) => f.includes(': post-mortem:')).map((f) => f.split(':')[0]!);
+          const logFile = join(tmpdir(), `${stack!.project}.drill.log`);
+          await stack!.saveLogs(logFile);
+          failures.push(...sessionsLogDigest(logFile, stuck, 40));
         }
-        expect(report.failures).toEqual([]);
+        expect(failures).toEqual([]);
       },
       10 * 60_000,
     );

@@ -1,5 +1,15 @@
 import { Webhook } from 'standardwebhooks';
-import { checkConnections, checkHistory, checkSends, checkWebhooks, expectedWebhookIds, receiptsMayBeLost, takeoverMs, type HistoryEvent } from './checks';
+import {
+  checkConnections,
+  checkHistory,
+  checkSends,
+  checkWebhooks,
+  describeStuckInstance,
+  expectedWebhookIds,
+  receiptsMayBeLost,
+  takeoverMs,
+  type HistoryEvent,
+} from './checks';
 import type { SendRecord } from './load';
 import { acceptedAgainAfter, longestGapWithoutAcceptance } from './load';
 
@@ -124,5 +134,17 @@ describe('drill checks', () => {
     expect(longestGapWithoutAcceptance(sends, 0, 7_000)).toEqual({ ms: 4_800, from: 1_200 });
     // c's last attempt started before the kill at 1,250 (it may have been stored before): d's counts.
     expect(acceptedAgainAfter(sends, 1_250)).toBe(4_850);
+  });
+
+  it('describes a stuck instance: its lease, the connections the platform saw and when its first stuck send came', () => {
+    const records = [
+      { holder: 'sessions-2', online_at: 9_000 },
+      { holder: 'sessions-1', online_at: 1_500, ended_at: 8_000 },
+    ];
+    expect(describeStuckInstance(I, { count: 3, firstAcceptedAt: 4_000 }, 'connected', { owner: 'sessions-2', until: 12_000 }, records, 1_000, 10_000)).toBe(
+      `${I}: post-mortem: 3 accepted send(s) never taken, the first accepted at +3000 ms; state connected; lease held by sessions-2 (expires in 2000 ms); ` +
+        'platform connections: sessions-1 +500 ms..+7000 ms, sessions-2 +8000 ms..open',
+    );
+    expect(describeStuckInstance(I, { count: 1, firstAcceptedAt: null }, 'qr', null, [], 0, 5)).toContain('lease held by nobody; platform connections: none');
   });
 });

@@ -189,3 +189,26 @@ export const takeoverMs = (records: readonly SandboxConnectionRecord[], kills: r
   }
   return longest;
 };
+
+/**
+ * One line on an instance whose accepted sends never reached the platform, for a failed drill's post-mortem (the CI
+ * output keeps the end of the failures, not the container logs): who holds its lease, which connections the platform
+ * saw, and when its first stuck send was accepted. Times count from the drill's start (`t0`).
+ */
+export const describeStuckInstance = (
+  instanceId: string,
+  stuck: { count: number; firstAcceptedAt: number | null },
+  state: string,
+  lease: { owner: string; until: number } | null,
+  records: readonly SandboxConnectionRecord[],
+  t0: number,
+  now: number,
+): string => {
+  const at = (ms: number): string => `+${ms - t0} ms`;
+  const held = lease ? `${lease.owner} (${lease.until > now ? `expires in ${lease.until - now} ms` : `expired ${now - lease.until} ms ago`})` : 'nobody';
+  const connections = [...records]
+    .sort((a, b) => a.online_at - b.online_at)
+    .map((r) => `${r.holder} ${at(r.online_at)}..${r.ended_at === undefined ? 'open' : at(r.ended_at)}`);
+  const since = stuck.firstAcceptedAt === null ? 'unknown' : at(stuck.firstAcceptedAt);
+  return `${instanceId}: post-mortem: ${stuck.count} accepted send(s) never taken, the first accepted at ${since}; state ${state}; lease held by ${held}; platform connections: ${connections.join(', ') || 'none'}`;
+};

@@ -19,6 +19,8 @@ export class NatsObserver {
     private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly kvm: Kvm,
+    /** For probes that must not wait long: an unanswered one is asked again. */
+    private readonly quickJsm: JetStreamManager,
   ) {}
 
   static async connect(url: string): Promise<NatsObserver> {
@@ -31,7 +33,7 @@ export class NatsObserver {
       timeout: 5_000,
     });
     const jsm = await retried(() => jetstreamManager(nc, { timeout: 5_000 }), 'JetStream');
-    return new NatsObserver(nc, jsm, new Kvm(nc));
+    return new NatsObserver(nc, jsm, new Kvm(nc), await jetstreamManager(nc, { timeout: 500, checkAPI: false }));
   }
 
   /** The server name of the EVENTS stream's leader (it changes after a kill; retried while an election runs). */
@@ -41,6 +43,17 @@ export class NatsObserver {
       if (!leader) throw new Error('EVENTS has no leader (yet)');
       return leader;
     }, 'the EVENTS leader');
+  }
+
+  /**
+   * Whether the EVENTS stream's leader answers a message lookup: on a cluster only the stream leader does (the other
+   * servers stay silent or say the cluster is not available), so this turns true once a new leader is elected.
+   */
+  async eventsLeaderAnswers(): Promise<boolean> {
+    return this.quickJsm.streams.getMessage('EVENTS', { last_by_subj: 'events.drill-probe' }).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** The EVENTS stream's replicas as configured (the drill is meant for R3). */
@@ -59,6 +72,14 @@ export class NatsObserver {
       if (typeof lease.owner === 'string' && (lease.until ?? 0) > Date.now()) holders.set(lease.owner, (holders.get(lease.owner) ?? 0) + 1);
     }
     return holders;
+  }
+
+  /** The sessions lease of an instance as stored now (for a failed drill's post-mortem), or null. */
+  async sessionLease(instanceId: string): Promise<{ owner: string; until: number } | null> {
+    const entry = await retried(async () => (await this.bucket(BUCKETS.sessionLeases)).get(instanceId), 'a sessions lease');
+    if (entry?.operation !== 'PUT') return null;
+    const lease = entry.json<{ owner?: unknown; until?: unknown }>();
+    return typeof lease.owner === 'string' && typeof lease.until === 'number' ? { owner: lease.owner, until: lease.until } : null;
   }
 
   /** The message ids the sandbox platform took from the instance. */

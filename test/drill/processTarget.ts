@@ -59,7 +59,7 @@ export const startProcessDrillTarget = async (replicasPerService = 2): Promise<P
   try {
     // Client ports outside the ephemeral range too: a killed node restarts on its port some seconds later.
     const natsPorts = [await freeFixedPort(), await freeFixedPort(), await freeFixedPort()];
-    cluster = await startLocalNatsCluster({ size: 3, baseDir: natsDir, ports: natsPorts });
+    cluster = await startLocalNatsCluster({ size: 3, baseDir: natsDir, ports: natsPorts, log });
     const natsUrl = cluster.url;
     const common = { NATS_URL: natsUrl, NATS_REPLICAS: '3', AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'info', OPS_HOST: '127.0.0.1', EXIT_WITH_PARENT: '1' };
     const addresses: Record<DrillService, string[]> = { instances: [], sessions: [], webhooks: [] };
