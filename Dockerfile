@@ -40,6 +40,9 @@ USER node
 # Health = readiness (/readyz: the service can serve, its NATS or backends answer), because compose starts a
 # service's dependents only once it is healthy; HEALTH_PATH=/healthz checks liveness only. The backend services
 # serve it on OPS_PORT, the gateway on PORT; HEALTH_PORT overrides both.
+# The probe is bash's /dev/tcp, not a Node process: `node -e fetch(...)` took 0.23 s of CPU per probe (0.01 s this
+# way), a third of a core for 7 containers probed every 5 s; in a compose drill on 2 cores 127 probes in 2 minutes
+# missed their 3 s time-out, and a restarted webhooks replica was still "unhealthy" 90 s after its restart.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "const e=process.env,p=e.HEALTH_PORT||e.OPS_PORT||e.PORT||3000;fetch('http://127.0.0.1:'+p+(e.HEALTH_PATH||'/readyz'),{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/${HEALTH_PORT:-${OPS_PORT:-${PORT:-3000}}}" && printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" "${HEALTH_PATH:-/readyz}" >&3 && read -r line <&3 && [[ $line == HTTP/*" 200 "* ]]'
 CMD ["node", "services/gateway/dist/main.js"]
