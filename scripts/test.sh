@@ -22,16 +22,7 @@ else
   node_modules/.bin/jest --forceExit --json --outputFile="$results/main.json" --testPathIgnorePatterns /node_modules/ /dist/ /test/containers/ /test/e2e/clusterDrill || status=$?
   node_modules/.bin/jest --forceExit --json --outputFile="$results/containers.json" --runInBand test/e2e/clusterDrill test/containers || status=$?
 fi
-# A plain closing line that any CI reads: "tests: N passed, N failed".
-node -e '
-const fs = require("node:fs");
-let passed = 0, failed = 0, skipped = 0;
-for (const file of process.argv.slice(1)) {
-  if (!fs.existsSync(file)) continue;
-  const r = JSON.parse(fs.readFileSync(file, "utf8"));
-  passed += r.numPassedTests; failed += r.numFailedTests + r.numRuntimeErrorTestSuites; skipped += r.numPendingTests;
-}
-console.log(`tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
-' "$results/main.json" "$results/containers.json" || true
+# Plain closing lines that any CI reads: each failed test with why, then "tests: N passed, N failed".
+node scripts/test-summary.js "$results/main.json" "$results/containers.json" || true
 rm -rf "$results"
 exit "$status"

@@ -1,5 +1,6 @@
 import { InMemoryEventStore, instanceIdFor } from '@wagw/lib';
 import { receiverRig, type Sent } from '../../../../test/harness/webhooksWorkerRig';
+import { eventually } from '../../../../test/harness/wait';
 import { type Router } from './router';
 
 // Application test of a replica leaving: the real router, attempter and delivery client on one in-memory store,
@@ -48,8 +49,14 @@ describe('Router finishing while events are forwarded to it (application, real H
     const answers: string[] = [];
     let taking = true;
     const fed = feed(events, answers, () => taking);
-    // Let a few events go through first, so finishing starts with the feed running.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Let a few events go through first, so finishing starts with the feed running (counted, not timed: on a loaded
+    // machine a late timer could let the feed hand out every event before finishing begins).
+    await eventually(
+      async () => fed.handed.length,
+      (handed) => handed >= 5,
+      5_000,
+      1,
+    );
     await router.finish(() => (taking = false));
     const answeredAtFinish = [...answers];
     await fed.done;
