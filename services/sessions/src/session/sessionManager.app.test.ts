@@ -275,12 +275,13 @@ describe('SessionManager: a reconnect that comes due after the lease went (appli
     const registry = await registryWithLinked(store, id, { number: NUMBER });
     const connector = new ScriptedConnector();
     const facts = new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger());
-    const sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: 60_000 }, () => 0);
+    const sessions = new SessionManager(connector, facts, registry, leases, testLogger(), { autoMarkRead: false, restrictedPauseMs: 60_000 }, () => 1);
     try {
       await sessions.reconnect(id);
       connector.emit(id, { type: 'connected', number: NUMBER });
       connector.emit(id, { type: 'disconnected', reason: 'connection lost' });
-      // The reconnect is scheduled (0.7 s away) while the lease is still here; it goes before the reconnect is due.
+      // The reconnect is scheduled (1.3 s away: the longest first delay, room for a loaded machine) while the lease is
+      // still here; it goes before the reconnect is due.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(sessions.size).toBe(1);
       notHeld.add(id);
