@@ -24,16 +24,19 @@ describe('SessionManager: get_qrcode on a failed instance (application, in-memor
     await registry.stop();
   });
 
-  it('answers 409 instance_failed at once, saying to reconnect or reset, and opens no connection', async () => {
+  it('answers 409 instance_failed at once, saying to reconnect or reset, opens no connection, and gives the lease back', async () => {
     const store = new InMemoryEventStore();
     registry = await registryWithLinked(store, ID, { then: [instanceEvent('InstanceFailed', new Date().toISOString(), { reason: 'forbidden' })] });
     expect(registry.get(ID)?.blockedReason).toBe('forbidden');
     const connector = new LikeBaileys();
+    // The owner router took the free lease for this call; nothing runs under it after the refusal.
+    const released: string[] = [];
+    const leases = { ...everyLease, release: async (instanceId: string) => void released.push(instanceId) };
     sessions = new SessionManager(
       connector,
       new FactWriter(store, new InboundRefStore(new MemoryTextBucket()), testLogger()),
       registry,
-      everyLease,
+      leases,
       testLogger(),
       undefined,
       () => 0,
@@ -45,5 +48,6 @@ describe('SessionManager: get_qrcode on a failed instance (application, in-memor
     expect(isAppError(error) && [error.kind, error.code]).toEqual(['conflict', 'instance_failed']);
     expect((error as Error).message).toMatch(/forbidden.*reconnect.*reset_instance/);
     expect(connector.opened).toEqual([]);
+    expect(released).toEqual([ID]);
   });
 });

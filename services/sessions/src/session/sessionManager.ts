@@ -100,7 +100,8 @@ export class SessionManager {
   /** The current QR code, starting a connection when none runs; waits at most `waitMs` for it. */
   async getQr(instanceId: string, waitMs: number): Promise<string> {
     const running = this.sessions.get(instanceId);
-    assertQrCanCome(running, this.registry.get(instanceId));
+    // A refusal gives back the free lease the owner router took for this call (see `reconnect`).
+    await this.refusingIdle(instanceId, () => assertQrCanCome(running, this.registry.get(instanceId)));
     const session = running ?? (await this.startShared(instanceId));
     return waitForQr(session, () => this.sessions.get(instanceId) === session, waitMs);
   }
@@ -116,11 +117,10 @@ export class SessionManager {
 
   /** Restarts the connection of a linked instance. */
   async reconnect(instanceId: string): Promise<void> {
-    if (!this.registry.get(instanceId)?.linkedNumber) {
-      // The owner router took the free lease for this call: with nothing to run, it would be renewed for good.
-      await this.releaseIfIdle(instanceId);
-      throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
-    }
+    // The owner router took the free lease for this call: with nothing to run, it would be renewed for good.
+    await this.refusingIdle(instanceId, () => {
+      if (!this.registry.get(instanceId)?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
+    });
     await this.stop(instanceId);
     await this.start(instanceId);
   }
@@ -183,6 +183,16 @@ export class SessionManager {
     if (session) this.detach(session);
     await session?.connection?.logout().catch((error: unknown) => this.logger.warn({ err: error, instanceId }, 'logout failed'));
     await this.connector.purge(instanceId);
+  }
+
+  /** Runs `check`; when it refuses the call, gives the lease up first if nothing here needs it (`releaseIfIdle`). */
+  private async refusingIdle(instanceId: string, check: () => void): Promise<void> {
+    try {
+      check();
+    } catch (error) {
+      await this.releaseIfIdle(instanceId);
+      throw error;
+    }
   }
 
   /** Gives the lease up when nothing here needs it: no connection runs, no reset is under way (it releases its own). */

@@ -1,4 +1,4 @@
-import { instanceEvent, instanceStream } from '@wagw/lib';
+import { instanceEvent, instanceStream, unavailable } from '@wagw/lib';
 import { everyLease } from '../../../../test/harness/everyLease';
 import { LaggingStore } from '../../../../test/harness/laggingStore';
 import { registryWithLinked } from '../../../../test/harness/linkedRegistry';
@@ -90,5 +90,26 @@ describe('SessionManager: claiming a freed lease (application, in-memory store)'
     );
     expect(released).toEqual([ID]);
     expect(connector.connects).toBe(0);
+  });
+
+  it('gives the lease back when reaching the log fails (NATS electing a leader), and connects at the next claim', async () => {
+    const version = store.version.bind(store);
+    let failures = 1;
+    store.version = async (stream) => {
+      if (failures-- > 0) throw unavailable('event_store_unavailable', 'The event store (NATS) is unreachable: timeout');
+      return version(stream);
+    };
+    claim(ID);
+    await eventually(
+      async () => released,
+      (r) => r.length > 0,
+    );
+    // Kept, the lease would be renewed with nothing running under it, and no sweep would take the instance again.
+    expect([released, connector.connects]).toEqual([[ID], 0]);
+    claim(ID);
+    await eventually(
+      async () => connector.connects,
+      (n) => n === 1,
+    );
   });
 });

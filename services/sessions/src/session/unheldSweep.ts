@@ -58,7 +58,11 @@ export class UnheldSweep {
       this.logger.info({ instanceId }, 'taking over a linked instance');
       await this.sessions.start(instanceId);
     } catch (error) {
-      this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; the next sweep retries');
+      // Given back, or this replica would renew a lease with nothing running under it, and no sweep (here or on
+      // another replica) would ever take the instance again: a compose drill's instance sent nothing for a minute
+      // after reaching the log timed out while NATS elected a leader.
+      await this.sessions.releaseIfIdle(instanceId);
+      this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; its lease is given back and the next sweep retries');
     }
   }
 
