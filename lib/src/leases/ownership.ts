@@ -86,8 +86,9 @@ export class Ownership {
     return this.held.has(key);
   }
 
-  ownedCount(): number {
-    return this.held.size;
+  /** The keys whose lease this replica holds now. */
+  ownedKeys(): string[] {
+    return [...this.held.keys()];
   }
 
   /** Whether no live replica holds the lease, as far as the watch has seen. */

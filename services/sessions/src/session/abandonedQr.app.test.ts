@@ -36,6 +36,7 @@ const leasesWith = (held: Set<string>): Leases & { taken: string[]; released: st
       released.push(id);
     },
     owns: (id) => taken.includes(id) && !released.includes(id),
+    ownedKeys: () => taken.filter((id) => !released.includes(id)),
     isFree: (id) => !held.has(id) && !(taken.includes(id) && !released.includes(id)),
     onLost: () => undefined,
     onFreed: () => undefined,

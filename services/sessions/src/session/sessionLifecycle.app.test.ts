@@ -35,6 +35,7 @@ describe('SessionManager: connections opened, stopped and reset at once (applica
       held = false;
     },
     owns: () => held,
+    ownedKeys: () => (held ? [id] : []),
     isFree: () => !held,
     onLost: (listener) => {
       lost = listener;

@@ -26,6 +26,7 @@ const leases: Leases = {
   acquire: async () => true,
   release: async () => undefined,
   owns: (instanceId) => !notHeld.has(instanceId),
+  ownedKeys: () => [],
   isFree: () => false,
   onLost: (listener) => {
     loseLease = listener;

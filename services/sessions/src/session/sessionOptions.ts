@@ -11,4 +11,4 @@ export interface SessionOptions {
 export const DEFAULT_SESSION_OPTIONS: SessionOptions = { autoMarkRead: false, restrictedPauseMs: 3_600_000 };
 
 /** What the session manager needs of the instance leases (`Ownership`). */
-export type Leases = Pick<Ownership, 'acquire' | 'release' | 'owns' | 'isFree' | 'onLost' | 'onFreed' | 'stop'>;
+export type Leases = Pick<Ownership, 'acquire' | 'release' | 'owns' | 'ownedKeys' | 'isFree' | 'onLost' | 'onFreed' | 'stop'>;

@@ -22,6 +22,11 @@ export interface SweptSessions {
  * the screen of a replica that died (`endAbandoned`). Whichever replica takes an instance's free lease first acts.
  */
 export class UnheldSweep {
+  /** Instances a claim is taking over now: their lease is held while the claim reaches the log, before a session shows. */
+  private readonly claiming = new Set<string>();
+  /** Leases held here with nothing running under them at the last sweep. */
+  private unused = new Set<string>();
+
   constructor(
     private readonly registry: InstanceRegistry,
     private readonly ownership: Leases,
@@ -42,11 +47,32 @@ export class UnheldSweep {
       if (sessions.closing()) return;
       if (ownership.isFree(instanceId)) await this.endAbandoned(instanceId);
     }
+    await this.releaseUnused();
+  }
+
+  /**
+   * Gives back a lease held here with nothing running under it at two sweeps in a row: renewed for good, it kept every
+   * replica from taking its instance (connecting it, sending its queued messages) again. Each path that takes a lease
+   * gives it back when it ends; this catches one that does not, as a failing take-over did (`claim`).
+   */
+  private async releaseUnused(): Promise<void> {
+    const unusedNow = new Set<string>();
+    for (const instanceId of this.ownership.ownedKeys()) {
+      if (!this.sessions.idle(instanceId) || this.claiming.has(instanceId) || this.resets.busy(instanceId)) continue;
+      if (!this.unused.has(instanceId)) {
+        unusedNow.add(instanceId);
+        continue;
+      }
+      this.logger.warn({ instanceId }, 'a lease held here had nothing running under it for a whole sweep; given back');
+      await this.sessions.releaseIfIdle(instanceId);
+    }
+    this.unused = unusedNow;
   }
 
   /** Takes a free linked instance and connects it from its stored credentials (no QR code). */
   async claim(instanceId: string): Promise<void> {
     if (this.sessions.closing() || !this.sessions.idle(instanceId) || !this.registry.isLinked(instanceId)) return;
+    this.claiming.add(instanceId);
     try {
       if (!(await this.ownership.acquire(instanceId))) return;
       // The registry may lag the log (this replica's, or one whose owner just ended the instance as failed or logged
@@ -63,6 +89,8 @@ export class UnheldSweep {
       // after reaching the log timed out while NATS elected a leader.
       await this.sessions.releaseIfIdle(instanceId);
       this.logger.warn({ err: error, instanceId }, 'taking over an instance failed; its lease is given back and the next sweep retries');
+    } finally {
+      this.claiming.delete(instanceId);
     }
   }
 
