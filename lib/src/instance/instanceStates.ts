@@ -102,7 +102,6 @@ export class InstanceStates implements FoldedModel {
     return this.entries.get(instanceId)?.state;
   }
 
-  /** The log sequence of the instance's last reset, or 0. */
   /**
    * Whether the instance's webhook was on at the event at `sequence` (raised after the webhook's last switch on and
    * before its switch off since, if any). Only the last period is kept: an event of an earlier one reads as "off".
@@ -112,6 +111,7 @@ export class InstanceStates implements FoldedModel {
     return Boolean(period && period.from <= sequence && (period.until === null || sequence < period.until));
   }
 
+  /** The log sequence of the instance's last reset, or 0. */
   resetSequenceOf(instanceId: string): number {
     return this.entries.get(instanceId)?.resetSequence ?? 0;
   }
