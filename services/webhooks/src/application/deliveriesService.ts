@@ -106,11 +106,9 @@ export class DeliveriesService {
 
   /**
    * Asks for a replay of the instance's past events (from `since`, up to `until`, of `types`) to its current webhook;
-   * the replayer works it (see worker/replayer). Answers the replay's id.
-   */
-  /**
-   * Records a replay and answers its id. With an Idempotency-Key (`key`) the id is made from it, so a retry (say,
-   * after a 503 whose request was taken after all) finds the replay recorded and answers it, starting nothing new.
+   * the replayer works it (see worker/replayer). Answers the replay's id. With an Idempotency-Key (`key`) the id is
+   * made from it, so a retry (say, after a 503 whose request was taken after all) finds the replay recorded and
+   * answers it, starting nothing new.
    */
   async replay(account: string, instanceId: string, window: { since: string; until: string; types: string }, key = ''): Promise<string> {
     await this.assertOwner(account, instanceId);
