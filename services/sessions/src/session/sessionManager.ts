@@ -1,13 +1,13 @@
 import { conflict, unavailable, type Logger } from '@wagw/lib';
-import type { Connection, ConnectionEvent, Connector } from '../connector/port';
+import type { Connection, Connector } from '../connector/port';
 import type { InstanceRegistry } from '../registry/instanceRegistry';
+import { handleConnectionEvent, type ConnectionEventEffects } from './connectionEvents';
 import type { FactWriter } from './factWriter';
 import { InstanceResets } from './instanceResets';
-import { connectionFactOf } from './platformFacts';
 import { assertQrCanCome, pairingCodeOver, waitForQr } from './qrWait';
 import { reconnectDelayMs } from './reconnectPolicy';
 import { SendRestrictions } from './sendRestrictions';
-import { applyStateChange, newSession, wake, type Session } from './session';
+import { newSession, wake, type Session } from './session';
 import { DEFAULT_SESSION_OPTIONS, type Leases, type SessionOptions } from './sessionOptions';
 import { UnheldSweep } from './unheldSweep';
 
@@ -28,6 +28,7 @@ export class SessionManager {
   private readonly restrictions: SendRestrictions;
   private readonly resets: InstanceResets;
   private readonly unheld: UnheldSweep;
+  private readonly eventEffects: ConnectionEventEffects;
 
   /** `facts` records what the platform reports: in order per instance, retried while NATS is unavailable. */
   constructor(
@@ -36,7 +37,7 @@ export class SessionManager {
     private readonly registry: InstanceRegistry,
     private readonly ownership: Leases,
     private readonly logger: Logger,
-    private readonly options: SessionOptions = DEFAULT_SESSION_OPTIONS,
+    options: SessionOptions = DEFAULT_SESSION_OPTIONS,
     private readonly random: () => number = Math.random,
   ) {
     this.restrictions = new SendRestrictions(facts, registry, logger, options.restrictedPauseMs);
@@ -54,6 +55,16 @@ export class SessionManager {
       },
       logger,
     );
+    this.eventEffects = {
+      facts,
+      restrictions: this.restrictions,
+      logger,
+      autoMarkRead: options.autoMarkRead,
+      current: (session) => this.sessions.get(session.instanceId) === session,
+      purge: (instanceId) => connector.purge(instanceId),
+      scheduleReconnect: (session) => this.scheduleReconnect(session),
+      endAfterFacts: (session) => this.end(session, true),
+    };
     registry.onReset((instanceId) => {
       this.restrictions.forget(instanceId);
       void this.reset(instanceId);
@@ -228,7 +239,7 @@ export class SessionManager {
       this.sessions.set(instanceId, session);
       session.resets = await this.facts.resetsOf(instanceId);
       this.facts.connection(instanceId, { type: 'connecting' }, session.resets, now());
-      const connection = await this.connector.connect(instanceId, (event) => void this.handle(session, event));
+      const connection = await this.connector.connect(instanceId, (event) => void handleConnectionEvent(session, event, this.eventEffects));
       if (this.sessions.get(instanceId) !== session) {
         // Stopped while it was being opened (lease lost, reset, replaced by another start): no one else would close it.
         await connection.close();
@@ -248,58 +259,6 @@ export class SessionManager {
     if (!session) return;
     this.detach(session);
     await session.connection?.close();
-  }
-
-  /**
-   * A connection event: the session's state changes here, at once and in order; the fact is recorded behind the
-   * instance's earlier ones (`FactWriter`), tied to the reset count the connection started under.
-   */
-  private async handle(session: Session, event: ConnectionEvent): Promise<void> {
-    const id = session.instanceId;
-    const at = now();
-    if (this.sessions.get(id) !== session) {
-      // A stopped connection's last words (Baileys flushes what it buffered as it closes): the platform was told a
-      // message arrived, or the receipt was taken, so each is recorded; nothing else of it counts any more.
-      if (event.type === 'inbound') this.facts.inbound(id, event, at);
-      else if (event.type === 'receipt') this.facts.receipt(id, event, at);
-      return;
-    }
-    const fact = connectionFactOf(event);
-    if (fact) this.facts.connection(id, fact, session.resets, at);
-    try {
-      switch (event.type) {
-        case 'qr':
-        case 'connected':
-        case 'disconnected':
-        case 'logged_out':
-        case 'failed': {
-          const next = applyStateChange(session, event);
-          if (next === 'wipe_and_end') await this.connector.purge(id);
-          if (next === 'reconnect') this.scheduleReconnect(session);
-          else if (next !== 'stay') await this.end(session, true);
-          return;
-        }
-        case 'restricted':
-        case 'unrestricted':
-          return this.restrictions.heard(session, event, at);
-        case 'receipt':
-          this.restrictions.receipt(session, event, at);
-          return this.facts.receipt(id, event, at);
-        case 'inbound':
-          this.facts.inbound(id, event, at);
-          if (this.options.autoMarkRead) this.markReadNow(session, event.message.ref);
-          return;
-      }
-    } catch (error) {
-      this.logger.error({ err: error, instanceId: id, event: event.type }, 'handling a connection event failed');
-    }
-  }
-
-  /** AUTO_MARK_READ: the sender sees blue ticks as soon as the gateway has the message. */
-  private markReadNow(session: Session, ref: string): void {
-    session.connection?.markRead(ref).catch((error: unknown) => {
-      this.logger.warn({ err: error, instanceId: session.instanceId }, 'marking an inbound message read failed');
-    });
   }
 
   private scheduleReconnect(session: Session): void {
