@@ -6,6 +6,8 @@ export class ScriptedConnector implements Connector {
   private readonly listeners = new Map<string, (event: ConnectionEvent) => void>();
   /** How many connections were opened. */
   connects = 0;
+  /** How long closing a connection takes (Baileys waits for its socket to end). */
+  closeDelayMs = 0;
 
   async connect(instanceId: string, onEvent: (event: ConnectionEvent) => void): Promise<Connection> {
     this.connects++;
@@ -19,7 +21,7 @@ export class ScriptedConnector implements Connector {
       setTyping: none,
       markRead: none,
       logout: none,
-      close: async () => undefined,
+      close: () => new Promise((resolve) => setTimeout(resolve, this.closeDelayMs)),
     };
   }
 

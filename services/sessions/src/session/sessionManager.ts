@@ -22,6 +22,8 @@ export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   /** Starts under way by `startShared`, by instance. */
   private readonly starting = new Map<string, Promise<Session>>();
+  /** Instances whose connection `reconnect` is replacing: between the old one's close and the new one's start. */
+  private readonly restarting = new Set<string>();
   private closing = false;
   private claimTimer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> = Promise.resolve();
@@ -49,7 +51,7 @@ export class SessionManager {
       this.resets,
       {
         closing: () => this.closing,
-        idle: (instanceId) => !this.sessions.has(instanceId) && !this.starting.has(instanceId),
+        idle: (instanceId) => !this.sessions.has(instanceId) && !this.starting.has(instanceId) && !this.restarting.has(instanceId),
         start: (instanceId) => this.startShared(instanceId),
         releaseIfIdle: (instanceId) => this.releaseIfIdle(instanceId),
       },
@@ -132,8 +134,15 @@ export class SessionManager {
     await this.refusingIdle(instanceId, () => {
       if (!this.registry.get(instanceId)?.linkedNumber) throw conflict('not_linked', 'The instance is not linked: scan a QR code first (get_qrcode)');
     });
-    await this.stop(instanceId);
-    await this.start(instanceId);
+    // Not idle while the old connection closes (Baileys may take seconds): the unheld sweep would give the lease
+    // back under it, and the start would answer owner_changed.
+    this.restarting.add(instanceId);
+    try {
+      await this.stop(instanceId);
+      await this.start(instanceId);
+    } finally {
+      this.restarting.delete(instanceId);
+    }
   }
 
   /**
