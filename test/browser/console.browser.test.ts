@@ -6,6 +6,7 @@ import { WebhookReceiver } from '../harness/webhookReceiver';
 import { describeInChromium, launchChromium, seriousViolations } from './chromium';
 import type { ConsoleContext } from './consoleContext';
 import { listLiveChecks } from './consoleListLive';
+import { sendingChecks } from './consoleSending';
 import { signInChecks } from './consoleSignIn';
 import { stateChecks } from './consoleStates';
 import { webhookChecks } from './consoleWebhook';
@@ -162,7 +163,9 @@ describeInChromium('console in Chromium', () => {
     await page.getByLabel('Send as a voice note').check();
     expect(await page.getByLabel('Message (caption for media)').isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.locator('.timeline li[data-type="MessageAccepted"] .event-summary', { hasText: 'voice_note: true' }).waitFor();
+    const voiceNote = page.locator('.timeline li[data-type="MessageAccepted"] .event-summary', { hasText: 'voice_note: true' });
+    await voiceNote.waitFor();
+    expect(await voiceNote.textContent()).toContain('media_url: https://files.example/voice.ogg');
 
     // Reset, confirmed: back to created, and a new QR code.
     await page.getByRole('button', { name: 'Reset…' }).click();
@@ -267,5 +270,6 @@ describeInChromium('console in Chromium', () => {
   stateChecks(context_);
   listLiveChecks(context_);
   signInChecks(context_);
+  sendingChecks(context_);
   webhookChecks(context_);
 });

@@ -45,6 +45,7 @@ export const instancePage = (root: HTMLElement, id: string, signOut: (error: Api
         h('dd', {}, new Date(String(body.state_since)).toLocaleString()),
         typeof body.last_disconnect_reason === 'string' ? h('dt', {}, 'Last disconnect') : null,
         typeof body.last_disconnect_reason === 'string' ? h('dd', {}, body.last_disconnect_reason) : null,
+        ...restrictionRows(body.restricted),
       );
       qr.state(state);
       webhook.settings(body.webhook as { url: string; enabled: boolean; events: string[] } | null);
@@ -124,4 +125,15 @@ export const instancePage = (root: HTMLElement, id: string, signOut: (error: Api
     deliveries.stop();
   };
   return () => stopAll();
+};
+
+/** While WhatsApp restricts the account's sends (`status.restricted`), why sends wait and until when: nothing otherwise. */
+const restrictionRows = (restricted: unknown): HTMLElement[] => {
+  if (typeof restricted !== 'object' || restricted === null) return [];
+  const until = (restricted as { until?: unknown }).until;
+  const end = typeof until === 'string' ? `until ${new Date(until).toLocaleString()}` : 'WhatsApp named no end; one send probes it now and then';
+  return [
+    h('dt', {}, 'Sends wait'),
+    h('dd', { 'data-restricted': 'true' }, `WhatsApp restricts this account's sends (${end}); they are queued and go out after`),
+  ];
 };

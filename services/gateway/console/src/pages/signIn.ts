@@ -1,4 +1,4 @@
-import { api, token, tokenInstance } from '../api.js';
+import { api, ApiError, token, tokenInstance } from '../api.js';
 import { field, h, notice, replace } from '../dom.js';
 import { refusalText } from '../refusals.js';
 
@@ -24,6 +24,9 @@ export const signInPage = (root: HTMLElement, onSignedIn: () => void, reason?: s
         check.then(
           () => onSignedIn(),
           (error: unknown) => {
+            // The token was taken, only not for this call: an instance token without the read scope (send only, say)
+            // signs in, and what its scopes do not allow answers insufficient_scope where it is used.
+            if (error instanceof ApiError && error.code === 'insufficient_scope') return onSignedIn();
             token.clear();
             replace(status, notice(refusalText(error), 'error'));
           },

@@ -113,14 +113,20 @@ export const deliveriesSection = (id: string, onGone: () => void) => {
     });
   older.addEventListener('click', () => void showOlder());
 
+  /** Redeliveries asked for and not answered yet: a double click asks once (the second answered delivery_not_failed over the first's success). */
+  const redelivering = new Set<string>();
   const redeliver = (deliveryId: string): void => {
-    api('/redeliver_webhooks', { instance_id: id, delivery_id: deliveryId }).then(
-      () => {
-        replace(result, notice(`Redelivery of ${deliveryId} scheduled.`, 'ok'));
-        void load();
-      },
-      (error: unknown) => replace(result, notice(errorText(error), 'error')),
-    );
+    if (redelivering.has(deliveryId)) return;
+    redelivering.add(deliveryId);
+    api('/redeliver_webhooks', { instance_id: id, delivery_id: deliveryId })
+      .then(
+        () => {
+          replace(result, notice(`Redelivery of ${deliveryId} scheduled.`, 'ok'));
+          void load();
+        },
+        (error: unknown) => replace(result, notice(errorText(error), 'error')),
+      )
+      .finally(() => redelivering.delete(deliveryId));
   };
 
   let pending: ReturnType<typeof setTimeout> | undefined;

@@ -1,5 +1,6 @@
 import { api, errorText } from '../api.js';
 import { field, h, notice, replace } from '../dom.js';
+import { eventSummary } from '../eventSummary.js';
 
 interface HistoryEvent {
   sequence: number;
@@ -8,16 +9,6 @@ interface HistoryEvent {
   occurred_at: string;
   data: Record<string, unknown>;
 }
-
-/** What a person wants to see of an event; every value is shown as text. */
-const summary = (event: HistoryEvent): string => {
-  const d = event.data;
-  const parts: string[] = [];
-  for (const key of ['from', 'push_name', 'to', 'text', 'caption', 'filename', 'voice_note', 'reason', 'number', 'message_id', 'url']) {
-    if (d[key] !== undefined && d[key] !== null && d[key] !== '') parts.push(`${key}: ${typeof d[key] === 'string' ? d[key] : JSON.stringify(d[key])}`);
-  }
-  return parts.join(' · ');
-};
 
 /** The instance's history as a timeline that grows live, with a type and a message filter. */
 export const timelineSection = (id: string) => {
@@ -44,7 +35,7 @@ export const timelineSection = (id: string) => {
       { 'data-type': event.type },
       h('time', { datetime: event.occurred_at }, new Date(event.occurred_at).toLocaleTimeString()),
       h('span', { class: 'event-type' }, event.type),
-      h('span', { class: 'event-summary' }, summary(event)),
+      h('span', { class: 'event-summary' }, eventSummary(event.data)),
     );
 
   /** Reads every page from `next` on (bounded by the end of the log at the time of the read). */
@@ -52,7 +43,7 @@ export const timelineSection = (id: string) => {
     const mine = generation;
     try {
       for (let page = 0; page < 50; page++) {
-        const body = await api('/history', { instance_id: id, cursor: next, limit: 200, types: type.value, message_id: messageId.value });
+        const body = await api('/history', { instance_id: id, cursor: next, limit: 200, types: type.value, message_id: messageId.value.trim() });
         if (mine !== generation) return;
         const events = body.events as HistoryEvent[];
         const shown = seen;
