@@ -27,10 +27,11 @@ export const BUCKETS = {
   waAuth: 'wa_auth',
   /** sessions, Baileys connector: sent messages, for retries and receipts after a restart. */
   waSent: 'wa_sent',
-  /** sessions, sandbox connector: the simulated platform's links, taken message ids and connections. */
+  /** sessions, sandbox connector: the simulated platform's links, taken message ids, connections and receipts owed. */
   sandboxLinks: 'sandbox_platform_links',
   sandboxSent: 'sandbox_platform_sent',
   sandboxConnections: 'sandbox_platform_connections',
+  sandboxReceipts: 'sandbox_platform_receipts',
   /** sessions: what each connector needs to act on a received message later (mark_read, media download). */
   inboundRefs: 'inbound_refs',
   /**

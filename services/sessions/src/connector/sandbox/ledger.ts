@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
 import type { KV } from '@nats-io/kv';
 import { BUCKETS, openKvBucket, withNats, type NatsHandle } from '@wagw/lib';
+import { KvOwedReceipts, type OwedReceipts } from './owedReceipts';
 
 /**
- * What the simulated platform remembers beyond one process: which number each instance is linked to, and which
- * message ids it already took (it never sends one twice, as WhatsApp does with client-chosen ids). In memory for
- * one replica; in NATS KV when several sessions replicas share one sandbox (so a replica that takes an instance
- * over finds it linked, and a send repeated after a crash is recognised).
+ * What the simulated platform remembers beyond one process: which number each instance is linked to, which
+ * message ids it already took (it never sends one twice, as WhatsApp does with client-chosen ids), and the receipts
+ * it owes. In memory for one replica; in NATS KV when several sessions replicas share one sandbox (so a replica that
+ * takes an instance over finds it linked, a send repeated after a crash is recognised, and the receipts of a send
+ * taken by a replica that crashed still come).
  */
 export interface SandboxLedger {
   linkOf(instanceId: string): Promise<string | null>;
@@ -19,6 +21,8 @@ export interface SandboxLedger {
    */
   connectionOnline?(instanceId: string, connectionId: string, at: number): void;
   connectionEnded?(instanceId: string, connectionId: string, at: number): void;
+  /** The receipts owed, when they must outlive the process; absent, the platform's own queue (memory) holds them. */
+  readonly receipts?: OwedReceipts;
 }
 
 /** One connection as the platform saw it: who held it, when it went online, when it ended (absent: never seen ending). */
@@ -69,6 +73,7 @@ export class KvSandboxLedger implements SandboxLedger {
     private readonly sent: KV,
     private readonly connections: KV,
     private readonly holder: string,
+    readonly receipts: OwedReceipts,
   ) {}
 
   /**
@@ -83,7 +88,8 @@ export class KvSandboxLedger implements SandboxLedger {
     const links = await openKvBucket(nats, BUCKETS.sandboxLinks);
     const sent = await openKvBucket(nats, BUCKETS.sandboxSent, { ttlMs: sentTtlMs });
     const connections = await openKvBucket(nats, BUCKETS.sandboxConnections, { ttlMs: sentTtlMs });
-    return new KvSandboxLedger(nats, links, sent, connections, holder);
+    const receipts = new KvOwedReceipts(nats, await openKvBucket(nats, BUCKETS.sandboxReceipts, { ttlMs: sentTtlMs }));
+    return new KvSandboxLedger(nats, links, sent, connections, holder, receipts);
   }
 
   async linkOf(instanceId: string): Promise<string | null> {

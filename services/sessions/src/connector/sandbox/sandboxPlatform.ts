@@ -11,7 +11,8 @@ import {
 } from '../port';
 import { isDigits, newPairingCode, newPlatformMessageId, newQr } from './ids';
 import { MemorySandboxLedger, type SandboxLedger } from './ledger';
-import { clearTimers, later, ReceiptQueue, type OpenConnection } from './openConnection';
+import { clearTimers, later, type OpenConnection } from './openConnection';
+import { ReceiptQueue } from './receiptQueue';
 import { plannedReceipts, UNREACHABLE_PREFIX } from './receiptPlan';
 import { parseRef, ReadMarks, sandboxInboundMessage, type SandboxInbound, type SandboxReadMark } from './sandboxRef';
 import { sandboxMediaFile } from './sandboxMedia';
@@ -44,7 +45,7 @@ export class SandboxPlatform implements Connector {
   private readonly open = new Map<string, OpenConnection>();
   /** Instances whose network is cut (`cutNetwork`). */
   private readonly unreachable = new Set<string>();
-  private readonly receipts = new ReceiptQueue();
+  private readonly receipts: ReceiptQueue;
   private readonly records = new SentRecords();
   private readonly presences = new PresenceLog();
   private readonly readMarks = new ReadMarks();
@@ -57,6 +58,7 @@ export class SandboxPlatform implements Connector {
     this.options = sandboxTimingsOf(options);
     this.now = options.now ?? (() => new Date());
     this.ledger = options.ledger ?? new MemorySandboxLedger();
+    this.receipts = new ReceiptQueue(this.ledger.receipts);
   }
 
   /**
@@ -243,6 +245,7 @@ export class SandboxPlatform implements Connector {
     this.ledger.connectionOnline?.(conn.instanceId, conn.id, Date.now());
     conn.emit({ type: 'connected', number });
     this.receipts.schedule(conn);
+    void this.receipts.restore(conn);
   }
 
   private connected(instanceId: string): OpenConnection {
@@ -261,8 +264,8 @@ export class SandboxPlatform implements Connector {
       throw new Error('A message needs text or media, a location, a contact or a reaction');
     if (this.restrictions.holds(id)) {
       conn.emit(this.restrictions.announce(id));
-      // Queued like any receipt, so a refusal not yet reported when the connection drops comes on the next one.
-      this.receipts.add(conn, [
+      // Owed like any receipt, so a refusal not yet reported when the connection drops comes on the next one.
+      await this.receipts.owe(conn, [
         { messageId: message.messageId, status: 'failed', reason: ACCOUNT_RESTRICTED, dueAt: performance.now() + this.options.sentDelayMs },
       ]);
       return;
@@ -275,13 +278,15 @@ export class SandboxPlatform implements Connector {
     // message it is handed: a send whose first `sent` was lost is handed out again, and must hear one.
     const fresh = await this.ledger.takeMessageId(id, message.messageId);
     if (!fresh && this.records.has(id, message.messageId)) {
-      this.receipts.add(conn, [{ messageId: message.messageId, status: 'sent', dueAt: performance.now() + this.options.sentDelayMs }]);
+      await this.receipts.owe(conn, [{ messageId: message.messageId, status: 'sent', dueAt: performance.now() + this.options.sentDelayMs }]);
       return;
     }
-    this.records.add(id, message, this.now().toISOString());
     // A group the account is not in fails as a number without an account does.
     const unreachable = group ? !isSandboxGroupOf(conn.number ?? '', message.to) : undefined;
-    this.receipts.add(conn, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
+    // Owed before it is recorded as sent here: a send whose receipts could not be stored fails, and its retry (not
+    // taken as one sent before) plans them again.
+    await this.receipts.owe(conn, plannedReceipts(message.messageId, message.to, this.options, performance.now(), unreachable));
+    this.records.add(id, message, this.now().toISOString());
   }
 
   private async logout(conn: OpenConnection): Promise<void> {
