@@ -1,3 +1,4 @@
 export * from './logger';
 export * from './throttle';
 export * from './redactUrl';
+export * from './consoleToLogger';

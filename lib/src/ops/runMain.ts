@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../log';
+import { consoleToLogger, createLogger, type Logger } from '../log';
 import { EXIT_BAD_CONFIG, isBadConfig, reportBadConfigToLauncher, startFailureLine } from './badConfig';
 
 /** A clean shutdown that takes longer than this (NATS gone, a hung close) ends with exit code 1 instead. */
@@ -23,6 +23,8 @@ export const runMain = (
   reportToLauncher: (message: string) => Promise<boolean> = reportBadConfigToLauncher,
 ): void => {
   const parent = process.ppid;
+  // What libraries print (libsignal prints Signal session records, keys included) goes through the logger, text only.
+  consoleToLogger(logger);
   // A throw in the executor rejects: a config loader that throws (a bad variable) is reported like any failure to
   // start, not as an uncaught exception's raw stack.
   new Promise<{ close(): Promise<void> }>((resolve) => resolve(start())).then(

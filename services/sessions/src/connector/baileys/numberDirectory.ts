@@ -24,7 +24,11 @@ export class NumberDirectory {
   async check(lookup: NumberLookup, numbers: readonly string[]): Promise<NumberCheck[]> {
     const unknown = [...new Set(numbers)].filter((number) => this.cached(number) === undefined);
     if (unknown.length > 0) {
-      const answers = (await lookup(...unknown.map((number) => `${number}@s.whatsapp.net`))) ?? [];
+      const answers = await lookup(...unknown.map((number) => `${number}@s.whatsapp.net`));
+      // No answer (Baileys' query timed out: a socket gone silent or dropped under it) says nothing of any number. Taken
+      // as "none registered", it failed a send to a registered number as recipient_not_on_platform and kept the
+      // number as such for an hour; thrown, the send is retried like any platform error, and nothing is cached.
+      if (answers === undefined) throw new Error('WhatsApp did not answer the number check (timed out)');
       const registered = new Map(answers.filter((answer) => answer.exists).map((answer) => [digitsOf(answer.jid), answer.jid]));
       for (const number of unknown) {
         const jid = registered.get(number);
