@@ -87,8 +87,12 @@ export class FakeSocket implements WaSocket {
     this.presences.push([type, toJid]);
   }
 
+  /** Number lookups get no answer (a socket gone silent): Baileys' query waits for its 60 s time-out. */
+  silent = false;
+
   async onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }>> {
     this.lookups.push(jids);
+    if (this.silent) return new Promise(() => undefined);
     return jids.filter((jid) => !this.unregistered.has(jid.split('@')[0] ?? '')).map((jid) => ({ jid, exists: true }));
   }
 

@@ -1,7 +1,7 @@
 import type { BaileysEventMap, BinaryNode, WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { Logger } from '@wagw/lib';
 import { RECIPIENT_NOT_ON_PLATFORM, type Connection, type ConnectionEvent, type GroupInfo, type NumberCheck, type OutboundMessage } from '../port';
-import { decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
+import { closeOf, decideOnClose, type EndEvent, type SocketClose } from './disconnectPolicy';
 import { GroupList } from './groupList';
 import { InboundQueue } from './inboundQueue';
 import { parseInboundRef } from './inboundRef';
@@ -12,6 +12,7 @@ import { RestrictionWatch } from './restrictionWatch';
 import type { SentMessageStore } from './sentStore';
 import { MESSAGE_ACK, type WaSocket } from './socket';
 import { chatJidOf, richContentOf, sendOptionsOf } from './richContent';
+import { untilDropped } from './untilDropped';
 import { isGroupJid, isRecipientUnknown, numberOf, outboundContent, waMessageIdFor } from './waMessages';
 
 export interface ConnectionParts {
@@ -37,14 +38,6 @@ const GROUPS_TTL_MS = 60_000;
 /** Restarts (515) in a row without the socket opening, before the connection gives up as `disconnected`. */
 const MAX_RESTARTS = 5;
 
-/** How a socket closed, from Baileys' `lastDisconnect.error` (a Boom carrying `output.statusCode`). */
-const closeOf = (error: Error | undefined): SocketClose | null => {
-  if (!error) return null;
-  const output = (error as { output?: { statusCode?: unknown } }).output;
-  const statusCode = typeof output?.statusCode === 'number' ? output.statusCode : undefined;
-  return { statusCode, message: error.message };
-};
-
 /**
  * One connection of an instance to WhatsApp, over one Baileys socket at a time: a socket WhatsApp asks to restart
  * (515, right after pairing) is replaced by a new one without a word to the session; any other close ends the
@@ -53,6 +46,8 @@ const closeOf = (error: Error | undefined): SocketClose | null => {
  */
 export class BaileysConnection implements Connection {
   private sock: WaSocket | null = null;
+  /** Aborted when the current socket is dropped (`retire`). */
+  private dropped = new AbortController();
   private detach: (() => void) | null = null;
   private ended = false;
   private online = false;
@@ -74,6 +69,7 @@ export class BaileysConnection implements Connection {
   start(): void {
     const sock = this.parts.makeSocket();
     this.sock = sock;
+    this.dropped = new AbortController();
     const onAck = (node: BinaryNode): void => this.onAck(sock, node);
     sock.ev.on('connection.update', (update) => this.onConnectionUpdate(sock, update));
     sock.ev.on('creds.update', () => {
@@ -100,20 +96,26 @@ export class BaileysConnection implements Connection {
     const sock = this.sock;
     const { instanceId, caches, sent } = this.parts;
     if (this.ended || !sock || !this.online) throw new Error(`Instance ${instanceId} is not connected to WhatsApp: the message was not sent`);
+    const dropped = this.dropped.signal;
     const jid = chatJidOf(message.to);
     const content = richContentOf(message) ?? outboundContent(message);
     const waId = waMessageIdFor(message.messageId);
     caches.sentIds.set(waId, message.messageId);
     this.receipts.resending(waId);
     // A group is not a number: WhatsApp answers a send to a group the account is not in with item-not-found.
-    const [recipient] = isGroupJid(jid) ? [{ exists: true }] : await caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]);
+    const [recipient] = isGroupJid(jid)
+      ? [{ exists: true }]
+      : await untilDropped(
+          dropped,
+          caches.numbers.check((...jids) => sock.onWhatsApp(...jids), [message.to]),
+        );
     if (!recipient?.exists) {
       this.receipts.report(waId, 'failed', RECIPIENT_NOT_ON_PLATFORM);
       return;
     }
     let result;
     try {
-      result = await sock.sendMessage(jid, content, sendOptionsOf(message, waId));
+      result = await untilDropped(dropped, sock.sendMessage(jid, content, sendOptionsOf(message, waId)));
     } catch (error) {
       // A final answer, not a transient failure: the message fails with a reason rather than being retried for a day.
       if (!isRecipientUnknown(error)) throw error;
@@ -128,7 +130,10 @@ export class BaileysConnection implements Connection {
   /** Which numbers have a WhatsApp account (cached per instance; see NumberDirectory). */
   async checkNumbers(numbers: readonly string[]): Promise<NumberCheck[]> {
     const sock = this.connectedSocket();
-    return this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers);
+    return untilDropped(
+      this.dropped.signal,
+      this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers),
+    );
   }
 
   /** The groups the account takes part in (one `w:g2` query at most a minute; see GroupList). */
@@ -283,6 +288,7 @@ export class BaileysConnection implements Connection {
     this.online = false;
     this.showingQr = false;
     if (!sock) return;
+    this.dropped.abort();
     sock.end(undefined);
     // A WebSocket closed during its handshake reports an error on the next tick, after `end` removed Baileys'
     // error listeners: unheard, it would be an uncaught exception that stops the process.

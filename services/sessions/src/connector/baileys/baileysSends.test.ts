@@ -46,6 +46,19 @@ describe('the baileys connector: sends and their receipts', () => {
     ]);
   });
 
+  it('fails a send at once when its socket drops under a number check WhatsApp never answers (retried on the next socket)', async () => {
+    const { connect, last } = setup();
+    const connection = await connect();
+    last().open();
+    last().silent = true;
+    const sending = connection.send(message({ messageId: 'hung-1', to: '15550003333' }));
+    await settle();
+    // Baileys' own query would wait 60 s: the close (connection lost) fails it now, and nothing was sent.
+    last().closeWith(428, 'Connection Closed');
+    await expect(sending).rejects.toThrow(/socket closed under the call/);
+    expect(last().sent).toEqual([]);
+  });
+
   it('sends media by content type, naming documents by their filename', async () => {
     const { connect, last } = setup();
     const connection = await connect();

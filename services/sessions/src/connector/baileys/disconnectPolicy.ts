@@ -58,3 +58,11 @@ export const decideOnClose = (close: SocketClose | null): CloseDecision => {
       return end('disconnected', `unknown_${close.statusCode}`);
   }
 };
+
+/** How a socket closed, from Baileys' `lastDisconnect.error` (a Boom carrying `output.statusCode`). */
+export const closeOf = (error: Error | undefined): SocketClose | null => {
+  if (!error) return null;
+  const output = (error as { output?: { statusCode?: unknown } }).output;
+  const statusCode = typeof output?.statusCode === 'number' ? output.statusCode : undefined;
+  return { statusCode, message: error.message };
+};
