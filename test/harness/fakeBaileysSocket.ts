@@ -58,6 +58,7 @@ export class FakeSocket implements WaSocket {
 
   async readMessages(keys: WAMessageKey[]): Promise<void> {
     this.reads.push(...keys);
+    if (this.silent) return new Promise(() => undefined);
   }
 
   timelockQueries = 0;
@@ -87,7 +88,7 @@ export class FakeSocket implements WaSocket {
     this.presences.push([type, toJid]);
   }
 
-  /** Number lookups get no answer (a socket gone silent): Baileys' query waits for its 60 s time-out. */
+  /** Number lookups and read receipts get no answer (a socket gone silent): Baileys' query waits for its 60 s time-out. */
   silent = false;
 
   async onWhatsApp(...jids: string[]): Promise<Array<{ jid: string; exists: boolean }>> {

@@ -139,18 +139,22 @@ export class BaileysConnection implements Connection {
   /** The groups the account takes part in (one `w:g2` query at most a minute; see GroupList). */
   async listGroups(): Promise<GroupInfo[]> {
     const sock = this.connectedSocket();
-    return this.groups.get(() => sock.groupFetchAllParticipating());
+    return untilDropped(
+      this.dropped.signal,
+      this.groups.get(() => sock.groupFetchAllParticipating()),
+    );
   }
 
   async setTyping(to: string, typing: boolean): Promise<void> {
-    await this.connectedSocket().sendPresenceUpdate(typing ? 'composing' : 'paused', chatJidOf(to));
+    await untilDropped(this.dropped.signal, this.connectedSocket().sendPresenceUpdate(typing ? 'composing' : 'paused', chatJidOf(to)));
   }
 
   /** A read receipt for a received message (by the key it came with), as WhatsApp Web sends when a chat is opened. */
   async markRead(ref: string): Promise<void> {
     const sock = this.connectedSocket();
     const { key } = parseInboundRef(ref);
-    await sock.readMessages([{ remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) }]);
+    const read = { remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) };
+    await untilDropped(this.dropped.signal, sock.readMessages([read]));
   }
 
   private connectedSocket(): WaSocket {

@@ -50,6 +50,12 @@ describe('the baileys connector: received messages', () => {
     await connection.markRead(inbound[0]!.ref);
     expect(last().reads).toEqual([{ remoteJid: '222222222222222@lid', id: 'R1', fromMe: false }]);
     await expect(connection.markRead('{"sandbox":true}')).rejects.toThrow('not a WhatsApp message reference');
+    // A read receipt WhatsApp never answers fails once its socket is dropped, not at Baileys' 60 s time-out.
+    last().silent = true;
+    const reading = connection.markRead(inbound[0]!.ref);
+    await settle();
+    last().closeWith(428, 'Connection Closed');
+    await expect(reading).rejects.toThrow(/socket closed under the call/);
     await connection.close();
     await expect(connection.markRead(inbound[0]!.ref)).rejects.toThrow('not connected');
   });
