@@ -25,6 +25,30 @@ export const signInChecks = (ctx: Context): void => {
     expect(page.url()).toMatch(/#\/instances$/);
   }, 30_000);
 
+  it('after a 401, opens the page it left again for the same account only (another account gets its list)', async () => {
+    const { page, stack, openAs } = ctx();
+    const id = await createInstance(stack, 'browser');
+    const expireOnce = async (): Promise<void> => {
+      await openAs('browser', `#/instances/${id}`);
+      await shown(page, 'dd[data-state]');
+      // The deliveries poll (every 3 s) meets the expiry: its 401 sends the page back to sign-in.
+      await page.route('**/v1/webhook_deliveries?*', answer(401, { error: 'The token has expired', code: 'token_expired' }));
+      await page.getByLabel('API token').waitFor({ timeout: 10_000 });
+      await page.unroute('**/v1/webhook_deliveries?*');
+    };
+    await expireOnce();
+    await page.getByLabel('API token').fill(stack.token('someone-else'));
+    await page.keyboard.press('Enter');
+    await shown(page, 'tr[data-instance], .notice-empty');
+    expect(page.url()).toMatch(/#\/instances$/);
+
+    await expireOnce();
+    await page.getByLabel('API token').fill(stack.token('browser'));
+    await page.keyboard.press('Enter');
+    await shown(page, 'dd[data-state]');
+    expect(page.url()).toMatch(new RegExp(`#/instances/${id}$`));
+  }, 45_000);
+
   it('says why a sign-in failed: invalid, expired or revoked token, rate limited, gateway down or unreachable', async () => {
     const { page, stack, checkpoint } = ctx();
     const signIn = async (token: string, expected: RegExp): Promise<void> => {

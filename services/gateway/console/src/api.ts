@@ -12,11 +12,21 @@ export const token = {
  * the page (an instance token cannot list instances); the gateway checks the token on every call.
  */
 export const tokenInstance = (): string | null => {
-  const payload = token.get()?.split('.')[1];
+  const inst = claimsOf(token.get())?.inst;
+  return typeof inst === 'string' && /^[0-9A-F]{20}$/.test(inst) ? inst : null;
+};
+
+/** The account a token names (its `sub` claim), or null: read only to choose a page, never trusted. */
+export const tokenAccount = (value: string | null = token.get()): string | null => {
+  const sub = claimsOf(value)?.sub;
+  return typeof sub === 'string' ? sub : null;
+};
+
+const claimsOf = (value: string | null): { inst?: unknown; sub?: unknown } | null => {
+  const payload = value?.split('.')[1];
   if (!payload) return null;
   try {
-    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { inst?: unknown };
-    return typeof claims.inst === 'string' && /^[0-9A-F]{20}$/.test(claims.inst) ? claims.inst : null;
+    return JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { inst?: unknown; sub?: unknown };
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { token, tokenInstance, whenUnauthorized, type ApiError } from './api.js';
+import { token, tokenAccount, tokenInstance, whenUnauthorized, type ApiError } from './api.js';
 import { h, replace } from './dom.js';
 import { instancePage } from './pages/instance.js';
 import { instancesPage } from './pages/instances.js';
@@ -21,12 +21,16 @@ const CONSOLE_ROUTE = /^#\/instances(\/[0-9A-F]{20})?$/;
  */
 const WANTED_KEY = 'wagw.console.wanted';
 
-/** Back to sign-in. `remember`: come back to this page after it (not after a deliberate "Sign out"). */
+/**
+ * Back to sign-in. `remember`: come back to this page after it (not after a deliberate "Sign out"), for the same
+ * account only: another account's token would land on "Instance not found". A deep link opened signed out names none.
+ */
 const signOut = (reason?: string, remember = true): void => {
+  const account = tokenAccount();
   token.clear();
   stopPage();
   stopPage = () => undefined;
-  if (remember && CONSOLE_ROUTE.test(location.hash)) sessionStorage.setItem(WANTED_KEY, location.hash);
+  if (remember && CONSOLE_ROUTE.test(location.hash)) sessionStorage.setItem(WANTED_KEY, JSON.stringify({ hash: location.hash, account }));
   else if (!remember) sessionStorage.removeItem(WANTED_KEY);
   replace(nav);
   signInPage(main, signedIn, reason);
@@ -34,10 +38,21 @@ const signOut = (reason?: string, remember = true): void => {
 };
 
 const signedIn = (): void => {
-  const wanted = sessionStorage.getItem(WANTED_KEY);
+  const wanted = wantedRoute();
   sessionStorage.removeItem(WANTED_KEY);
-  history.replaceState(null, '', wanted !== null && CONSOLE_ROUTE.test(wanted) ? wanted : '#/instances');
+  history.replaceState(null, '', wanted ?? '#/instances');
   route();
+};
+
+/** The page to open after sign-in: the one remembered, unless it was another account's. */
+const wantedRoute = (): string | null => {
+  try {
+    const { hash, account } = JSON.parse(sessionStorage.getItem(WANTED_KEY) ?? 'null') as { hash?: unknown; account?: unknown };
+    if (typeof hash !== 'string' || !CONSOLE_ROUTE.test(hash)) return null;
+    return account === null || account === tokenAccount() ? hash : null;
+  } catch {
+    return null;
+  }
 };
 
 /** A 401 while signed in: sign-in again, saying why the token was refused (invalid, expired, revoked). */

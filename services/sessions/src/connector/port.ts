@@ -111,7 +111,14 @@ export type ConnectionEvent =
   | { type: 'disconnected'; reason: string }
   | { type: 'logged_out'; reason: string }
   | { type: 'failed'; reason: string }
-  | { type: 'receipt'; messageId: string; status: ReceiptStatus; reason?: string }
+  | {
+      type: 'receipt';
+      messageId: string;
+      status: ReceiptStatus;
+      reason?: string;
+      /** Called once the receipt is recorded: a platform that keeps what it owes (the sandbox on KV) forgets it only then. */
+      stored?: () => void;
+    }
   /** The platform refuses the account's sends (WhatsApp's 463); `until` (ISO time) when it said when that ends. */
   | { type: 'restricted'; until: string | null }
   /** The platform accepts the account's sends again. */

@@ -83,6 +83,7 @@ export class FactWriter {
     this.recorder.record(messagesLane(instanceId), `receipt ${event.status}`, async () => {
       const receipt = receiptEvent(event, known ?? (await this.recipientOf(instanceId, event.messageId)), now);
       await this.events.append(messageStream(instanceId, event.messageId), [receipt.event], { expectedVersion: 'any', commandId: receipt.commandId });
+      event.stored?.();
     });
   }
 

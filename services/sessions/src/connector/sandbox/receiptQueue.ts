@@ -1,7 +1,11 @@
 import type { OpenConnection } from './openConnection';
 import { later } from './openConnection';
 import type { OwedReceipts } from './owedReceipts';
+import type { ReceiptStatus } from '../port';
 import { enqueueReceipts, type PendingReceipt } from './receiptPlan';
+
+/** The order of a message's receipts. */
+const RANK: Record<ReceiptStatus, number> = { sent: 0, delivered: 1, read: 2, failed: 3 };
 
 /**
  * Receipts the platform owes each instance, in the order they fall due. They are reported on the instance's
@@ -34,11 +38,19 @@ export class ReceiptQueue {
     if (!owed?.length || conn.stage !== 'connected') return;
     const [monotonic, wall] = [performance.now(), Date.now()];
     const waiting = this.pending.get(conn.instanceId) ?? [];
-    const missing = owed.flatMap(({ messageId, receipts }) =>
-      receipts
-        .filter((r) => !waiting.some((w) => w.messageId === messageId && w.status === r.status))
-        .map((r) => ({ messageId, status: r.status, ...(r.reason ? { reason: r.reason } : {}), dueAt: monotonic + Math.max(0, r.dueAt - wall) })),
-    );
+    const missing = owed.flatMap(({ messageId, receipts }) => {
+      // In the order WhatsApp reports them, none due before the one it follows (all past due come at once, in order).
+      let notBefore = 0;
+      return [...receipts]
+        .sort((a, b) => RANK[a.status] - RANK[b.status])
+        .map((r) => ({
+          messageId,
+          status: r.status,
+          ...(r.reason ? { reason: r.reason } : {}),
+          dueAt: (notBefore = Math.max(notBefore, monotonic + Math.max(0, r.dueAt - wall))),
+        }))
+        .filter((r) => !waiting.some((w) => w.messageId === messageId && w.status === r.status));
+    });
     if (missing.length > 0) this.add(conn, missing);
   }
 
@@ -70,8 +82,10 @@ export class ReceiptQueue {
       const now = performance.now();
       for (let head = pending[0]; head && head.dueAt <= now && conn.stage === 'connected'; head = pending[0]) {
         pending.shift();
-        conn.emit({ type: 'receipt', messageId: head.messageId, status: head.status, ...(head.reason ? { reason: head.reason } : {}) });
-        this.owed?.paid(conn.instanceId, head.messageId, head.status);
+        // Owed until the session recorded it (reported and lost with a crashed replica, it comes again).
+        const owed = this.owed;
+        const stored = owed ? { stored: () => owed.paid(conn.instanceId, head.messageId, head.status) } : {};
+        conn.emit({ type: 'receipt', messageId: head.messageId, status: head.status, ...(head.reason ? { reason: head.reason } : {}), ...stored });
       }
       if (pending.length === 0 && this.pending.get(conn.instanceId) === pending) this.pending.delete(conn.instanceId);
       this.schedule(conn);
