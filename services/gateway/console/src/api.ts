@@ -95,8 +95,9 @@ export const api = async (
   if (response.ok) return body;
   const error = apiErrorOf(response, body);
   if (response.status === 401 && signOutOn401) {
-    token.clear();
+    // The handler first: it reads whose token it was (to reopen this page for that account only), then it is cleared.
     onUnauthorized(error);
+    token.clear();
   }
   throw error;
 };
