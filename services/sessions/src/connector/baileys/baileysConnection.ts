@@ -129,38 +129,31 @@ export class BaileysConnection implements Connection {
 
   /** Which numbers have a WhatsApp account (cached per instance; see NumberDirectory). */
   async checkNumbers(numbers: readonly string[]): Promise<NumberCheck[]> {
-    const sock = this.connectedSocket();
-    return untilDropped(
-      this.dropped.signal,
-      this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers),
-    );
+    return this.onConnectedSocket((sock) => this.parts.caches.numbers.check((...jids) => sock.onWhatsApp(...jids), numbers));
   }
 
   /** The groups the account takes part in (one `w:g2` query at most a minute; see GroupList). */
   async listGroups(): Promise<GroupInfo[]> {
-    const sock = this.connectedSocket();
-    return untilDropped(
-      this.dropped.signal,
-      this.groups.get(() => sock.groupFetchAllParticipating()),
-    );
+    return this.onConnectedSocket((sock) => this.groups.get(() => sock.groupFetchAllParticipating()));
   }
 
   async setTyping(to: string, typing: boolean): Promise<void> {
-    await untilDropped(this.dropped.signal, this.connectedSocket().sendPresenceUpdate(typing ? 'composing' : 'paused', chatJidOf(to)));
+    await this.onConnectedSocket((sock) => sock.sendPresenceUpdate(typing ? 'composing' : 'paused', chatJidOf(to)));
   }
 
   /** A read receipt for a received message (by the key it came with), as WhatsApp Web sends when a chat is opened. */
   async markRead(ref: string): Promise<void> {
-    const sock = this.connectedSocket();
-    const { key } = parseInboundRef(ref);
-    const read = { remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) };
-    await untilDropped(this.dropped.signal, sock.readMessages([read]));
+    await this.onConnectedSocket(async (sock) => {
+      const { key } = parseInboundRef(ref);
+      await sock.readMessages([{ remoteJid: key.remoteJid, id: key.id, fromMe: false, ...(key.participant ? { participant: key.participant } : {}) }]);
+    });
   }
 
-  private connectedSocket(): WaSocket {
+  /** `work` on the connected socket, failed at once if that socket is dropped meanwhile (`untilDropped`). */
+  private onConnectedSocket<T>(work: (sock: WaSocket) => Promise<T>): Promise<T> {
     const sock = this.sock;
-    if (this.ended || !sock || !this.online) throw new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`);
-    return sock;
+    if (this.ended || !sock || !this.online) return Promise.reject(new Error(`Instance ${this.parts.instanceId} is not connected to WhatsApp`));
+    return untilDropped(this.dropped.signal, work(sock));
   }
 
   /** A pairing code for `number`: only while QR codes show (the socket is open and not linked yet). */
