@@ -17,8 +17,8 @@ export const tokenInstance = (): string | null => {
 };
 
 /** The account a token names (its `sub` claim), or null: read only to choose a page, never trusted. */
-export const tokenAccount = (value: string | null = token.get()): string | null => {
-  const sub = claimsOf(value)?.sub;
+export const tokenAccount = (): string | null => {
+  const sub = claimsOf(token.get())?.sub;
   return typeof sub === 'string' ? sub : null;
 };
 

@@ -18,7 +18,7 @@ export interface OwedReceipt {
 export interface OwedReceipts {
   /** Stored before the send resolves: a crash after it loses no receipt. */
   owe(instanceId: string, messageId: string, receipts: readonly OwedReceipt[]): Promise<void>;
-  /** Reported on a connection: owed no more (written in the background). */
+  /** Recorded by the session (the receipt event's `stored`): owed no more (written in the background). */
   paid(instanceId: string, messageId: string, status: ReceiptStatus): void;
   /** What the instance is owed, by message (read when it comes online). */
   owedTo(instanceId: string): Promise<Array<{ messageId: string; receipts: OwedReceipt[] }>>;
@@ -43,7 +43,10 @@ export class KvOwedReceipts implements OwedReceipts {
     private readonly kv: KV,
   ) {}
 
-  /** One attempt: the send fails when NATS cannot take it, and its retry plans the receipts again. */
+  /**
+   * The message's receipts of these statuses replace any it was owed before (a repeat of a send plans them again).
+   * One attempt: the send fails when NATS cannot take it, and its retry plans the receipts again.
+   */
   owe(instanceId: string, messageId: string, receipts: readonly OwedReceipt[]): Promise<void> {
     return this.change(`${instanceId}.${messageId}`, (owed) => [...owed.filter((o) => !receipts.some((r) => r.status === o.status)), ...receipts], 1);
   }
